@@ -1,0 +1,76 @@
+// swift-tools-version:6.0
+//
+// cast-gateway: a TV-remote-to-Cast appliance daemon.
+// Module dependencies point one way (see README, "Architecture"):
+//   CastProtocol  <- CastClient <- GatewayCore <- executables
+//   SystemSupport <- TLS, CastClient, GatewayCore
+//   GatewayModel  <- GatewayCore (and later the input/output modules)
+import PackageDescription
+
+let package = Package(
+    name: "cast-gateway",
+    products: [
+        .executable(name: "cast-gateway", targets: ["cast-gateway"]),
+        .executable(name: "cast-receiver-sim", targets: ["cast-receiver-sim"]),
+    ],
+    targets: [
+        // MARK: C libraries and the one shim for macros / version differences
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(
+            name: "CShims",
+            dependencies: ["COpenSSL"]
+        ),
+
+        // MARK: Pure values and platform support
+        .target(name: "CastProtocol"),
+        .target(name: "SystemSupport"),
+        .target(name: "GatewayModel"),
+
+        // MARK: I/O
+        .target(name: "TLS", dependencies: ["COpenSSL", "CShims", "SystemSupport"]),
+        .target(name: "CastClient", dependencies: ["CastProtocol", "SystemSupport"]),
+
+        // MARK: Core and tools
+        .target(
+            name: "GatewayCore",
+            dependencies: ["CastClient", "CastProtocol", "GatewayModel", "SystemSupport"]
+        ),
+        .target(
+            name: "ReceiverSimulator",
+            dependencies: ["CastProtocol", "SystemSupport"]
+        ),
+        .executableTarget(
+            name: "cast-gateway",
+            dependencies: ["GatewayCore", "CastClient", "TLS", "ReceiverSimulator", "SystemSupport"]
+        ),
+        .executableTarget(
+            name: "cast-receiver-sim",
+            dependencies: ["ReceiverSimulator", "TLS", "SystemSupport"]
+        ),
+
+        // MARK: Tests
+        .target(
+            name: "TestSupport",
+            dependencies: ["CastClient", "CastProtocol", "SystemSupport"],
+            path: "Tests/TestSupport"
+        ),
+        .testTarget(name: "CastProtocolTests", dependencies: ["CastProtocol"]),
+        .testTarget(
+            name: "CastClientTests",
+            dependencies: ["CastClient", "CastProtocol", "TestSupport", "TLS", "ReceiverSimulator"]
+        ),
+        .testTarget(
+            name: "GatewayCoreTests",
+            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "TestSupport"]
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["CastProtocol", "TestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,23 @@
+// The project's one C shim: thin wrappers for C macros that Swift cannot
+// import, and for differences between library versions. No logic lives here.
+#ifndef CAST_GATEWAY_CSHIMS_H
+#define CAST_GATEWAY_CSHIMS_H
+
+#include <openssl/ssl.h>
+#include <openssl/evp.h>
+
+/// SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION). Returns 1 on success.
+int cg_ssl_ctx_require_tls12(SSL_CTX *ctx);
+
+/// SSL_CTX_set_mode with partial writes and moving write buffers enabled,
+/// which non-blocking writers need. Returns the new mode bits.
+long cg_ssl_ctx_enable_partial_writes(SSL_CTX *ctx);
+
+/// SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF): a peer that closes
+/// without close_notify reads as an orderly end of stream.
+void cg_ssl_ctx_ignore_unexpected_eof(SSL_CTX *ctx);
+
+/// EVP_EC_gen("P-256"): a fresh P-256 key pair, or NULL.
+EVP_PKEY *cg_generate_p256_key(void);
+
+#endif

@@ -1,0 +1,25 @@
+/// A violation of the Cast v2 wire format by the peer.
+public struct CastProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Machine-readable kinds of protocol violation.
+    public enum Code: String, Sendable {
+        case frameTooLarge = "frame-too-large"
+        case emptyFrame = "empty-frame"
+        case truncatedMessage = "truncated-message"
+        case malformedVarint = "malformed-varint"
+        case unsupportedWireType = "unsupported-wire-type"
+        case missingRequiredField = "missing-required-field"
+        case invalidFieldValue = "invalid-field-value"
+        case invalidUTF8 = "invalid-utf8"
+        case invalidJSON = "invalid-json"
+    }
+
+    public let code: Code
+    public let detail: String
+
+    public init(_ code: Code, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    public var description: String { "Cast protocol error (\(code.rawValue)): \(detail)" }
+}

@@ -1,0 +1,35 @@
+/// Monotonic time and sleeping, injected so that heartbeats, timeouts,
+/// backoff and blinking can be tested deterministically.
+public protocol TimeSource: Sendable {
+    /// Time elapsed since an arbitrary fixed origin; never goes backwards.
+    var now: Duration { get }
+    /// Suspends for `duration`; throws `CancellationError` when cancelled.
+    func sleep(for duration: Duration) async throws
+}
+
+/// The real monotonic clock (`CLOCK_MONOTONIC` via `ContinuousClock`).
+public struct SystemTimeSource: TimeSource {
+    private static let origin = ContinuousClock.now
+
+    public init() {}
+
+    public var now: Duration { ContinuousClock.now - SystemTimeSource.origin }
+
+    public func sleep(for duration: Duration) async throws {
+        try await Task.sleep(for: duration)
+    }
+}
+
+extension Duration {
+    /// The duration as fractional seconds.
+    public var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+
+    /// A duration from fractional seconds (negative and NaN become zero).
+    public static func seconds(fractional value: Double) -> Duration {
+        guard value.isFinite, value > 0 else { return .zero }
+        return .nanoseconds(Int64(value * 1e9))
+    }
+}

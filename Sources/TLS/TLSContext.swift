@@ -1,0 +1,76 @@
+import COpenSSL
+import CShims
+
+/// An OpenSSL `SSL_CTX` configured for Cast: TLS 1.2 or newer, non-blocking
+/// partial writes, and an unexpected EOF treated as a close.
+///
+/// Cast receivers present short-lived self-signed certificates, so the
+/// client does not verify the chain; the peer's SHA-256 fingerprint is logged
+/// instead (device authentication is a separate, later step).
+public final class TLSContext: @unchecked Sendable {
+    let pointer: OpaquePointer
+    /// SHA-256 fingerprint of this side's certificate (servers only).
+    public let certificateFingerprint: String?
+
+    private init(pointer: OpaquePointer, certificateFingerprint: String?) {
+        self.pointer = pointer
+        self.certificateFingerprint = certificateFingerprint
+    }
+
+    deinit { SSL_CTX_free(pointer) }
+
+    /// A context for connecting to receivers.
+    public static func client() throws -> TLSContext {
+        guard let context = SSL_CTX_new(TLS_client_method()) else {
+            throw TLSError(.setupFailed, "cannot create a TLS client context: \(OpenSSLErrors.drain())")
+        }
+        try configureCommon(context)
+        SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
+        return TLSContext(pointer: context, certificateFingerprint: nil)
+    }
+
+    /// A server context with a fresh P-256 key and a self-signed certificate
+    /// for `commonName`, valid for `validDays` (real receivers use a few days).
+    public static func server(commonName: String, validDays: Int = 2) throws -> TLSContext {
+        guard let context = SSL_CTX_new(TLS_server_method()) else {
+            throw TLSError(.setupFailed, "cannot create a TLS server context: \(OpenSSLErrors.drain())")
+        }
+        do {
+            try configureCommon(context)
+            let certificate = try SelfSignedCertificate(commonName: commonName, validDays: validDays)
+            guard SSL_CTX_use_certificate(context, certificate.certificate) == 1,
+                  SSL_CTX_use_PrivateKey(context, certificate.key) == 1,
+                  SSL_CTX_check_private_key(context) == 1 else {
+                throw TLSError(.setupFailed, "cannot install the generated certificate: \(OpenSSLErrors.drain())")
+            }
+            return TLSContext(pointer: context, certificateFingerprint: certificate.fingerprint)
+        } catch {
+            SSL_CTX_free(context)
+            throw error
+        }
+    }
+
+    private static func configureCommon(_ context: OpaquePointer) throws {
+        guard cg_ssl_ctx_require_tls12(context) == 1 else {
+            SSL_CTX_free(context)
+            throw TLSError(.setupFailed, "cannot require TLS 1.2: \(OpenSSLErrors.drain())")
+        }
+        _ = cg_ssl_ctx_enable_partial_writes(context)
+        cg_ssl_ctx_ignore_unexpected_eof(context)
+    }
+}
+
+/// Reads and clears OpenSSL's thread-local error queue.
+enum OpenSSLErrors {
+    static func drain() -> String {
+        var messages: [String] = []
+        while true {
+            let code = ERR_get_error()
+            if code == 0 { break }
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            messages.append(String(nullTerminated: buffer))
+        }
+        return messages.isEmpty ? "no OpenSSL error recorded" : messages.joined(separator: "; ")
+    }
+}

@@ -1,1 +1,102 @@
-print("todo")
+// cast-receiver-sim: a Cast receiver in software, over real TLS.
+#if canImport(Glibc)
+import Glibc
+#endif
+import ReceiverSimulator
+import SystemSupport
+import TLS
+
+let usage = """
+    usage: cast-receiver-sim [--port N] [--bind ADDRESS] [--name NAME] [--id HEX]
+                             [--log FILE] [--log-level LEVEL] [--fixed-volume]
+                             [--ping-interval SECONDS]
+                             [--drop-after N] [--ignore-pings] [--launch-error REASON[:COUNT]]
+                             [--fail-load] [--delay-ms N] [--byte-by-byte]
+
+    A Cast v2 receiver (platform, receiver and media namespaces) for tests,
+    demos and bench work. Listens with TLS on ADDRESS:N (default 127.0.0.1:8009;
+    port 0 picks a free port). Prints "listening HOST PORT FINGERPRINT" on
+    standard output when ready, then reads control commands there:
+
+    """ + ReceiverSimulator.controlHelp + """
+
+
+    --log FILE appends one JSON object per received message (the payload text
+    exactly as received, under "data").
+    """
+
+func parseConfiguration() throws -> (ReceiverSimulator.Configuration, host: String, port: UInt16)? {
+    var arguments = ArgumentReader(CommandLine.arguments.dropFirst())
+    if arguments.flag("--help") || arguments.flag("-h") {
+        StandardOutput.line(usage)
+        return nil
+    }
+    var configuration = ReceiverSimulator.Configuration()
+    let port = try arguments.intOption("--port", in: 0...65535) ?? 8009
+    let host = try arguments.option("--bind") ?? "127.0.0.1"
+    if let name = try arguments.option("--name") { configuration.friendlyName = name }
+    if let id = try arguments.option("--id") { configuration.deviceID = id }
+    configuration.logPath = try arguments.option("--log")
+    if let level = try arguments.option("--log-level") {
+        guard let parsed = LogLevel(name: level) else { throw UsageError("--log-level takes error, warning, notice, info, debug or trace") }
+        Logger.level = parsed
+    }
+    if arguments.flag("--fixed-volume") { configuration.volumeControlType = "fixed" }
+    if let seconds = try arguments.intOption("--ping-interval", in: 1...3600) { configuration.pingInterval = .seconds(seconds) }
+    configuration.faults.dropAfterMessages = try arguments.intOption("--drop-after", in: 1...Int(Int32.max))
+    configuration.faults.ignorePings = arguments.flag("--ignore-pings")
+    if let text = try arguments.option("--launch-error") {
+        guard let parsed = SimulatorFaults.parseLaunchError(text) else { throw UsageError("--launch-error takes REASON or REASON:COUNT") }
+        configuration.faults.launchErrorReason = parsed.reason
+        configuration.faults.launchErrorCount = parsed.count
+    }
+    configuration.faults.failLoads = arguments.flag("--fail-load")
+    if let delay = try arguments.intOption("--delay-ms", in: 0...600_000) { configuration.faults.replyDelay = .milliseconds(delay) }
+    configuration.faults.writeByteByByte = arguments.flag("--byte-by-byte")
+    _ = try arguments.finish(maximumPositionals: 0)
+    return (configuration, host, UInt16(port))
+}
+
+func runSimulator() async -> Int32 {
+    SignalStream.ignoreBrokenPipes()
+    let parsed: (ReceiverSimulator.Configuration, host: String, port: UInt16)?
+    do {
+        parsed = try parseConfiguration()
+    } catch {
+        Logger(label: "cast-receiver-sim").error("\(error)\n\(usage)")
+        return ExitCode.usage
+    }
+    guard let (configuration, host, port) = parsed else { return ExitCode.ok }
+    let logger = Logger(label: "cast-receiver-sim")
+    let simulator: ReceiverSimulator
+    let listener: TLSListener
+    do {
+        simulator = try ReceiverSimulator(configuration: configuration)
+        let context = try TLSContext.server(commonName: configuration.deviceID)
+        listener = try TLSListener(host: host, port: port, context: context)
+        StandardOutput.line("listening \(host) \(listener.port) \(context.certificateFingerprint ?? "-")")
+    } catch {
+        logger.error("cannot start: \(error)")
+        return ExitCode.unavailable
+    }
+    let accepting = Task {
+        for await connection in listener.connections { await simulator.serve(connection) }
+    }
+    let controlling = Task {
+        for await line in LineReader.lines(fd: 0) {
+            let answer = await simulator.control(line)
+            if !answer.isEmpty { StandardOutput.line(answer) }
+        }
+    }
+    for await signal in SignalStream.watch([SIGINT, SIGTERM]) {
+        logger.info("received signal \(signal), shutting down")
+        break
+    }
+    controlling.cancel()
+    listener.close()
+    accepting.cancel()
+    await simulator.dropAllConnections()
+    return ExitCode.ok
+}
+
+exit(await runSimulator())

@@ -1,0 +1,285 @@
+import CastProtocol
+import SystemSupport
+
+/// A sender's connection to one Cast device, kept up for as long as the
+/// client runs.
+///
+/// The client connects, opens the platform virtual connection, reads the
+/// receiver status and follows the foreground app's media channel. When the
+/// link drops (heartbeat lost, device rebooted, network gone) it reconnects
+/// with exponential backoff and jitter, then *joins* the app that is running
+/// instead of relaunching it. Every change is published as a
+/// `CastClientState` snapshot on `states`.
+public actor CastClient {
+    /// Opens a byte stream to `host:port` (TLS in the daemon, in-memory in tests).
+    public typealias Connector = @Sendable (_ host: String, _ port: UInt16) async throws -> any ByteStream
+
+    public struct Configuration: Sendable {
+        public var host: String
+        public var port: UInt16
+        /// The receiver app to launch for media (default: the Default Media Receiver).
+        public var appID: String
+        /// Allow an Android TV receiver app (Cast Connect) for `appID`.
+        public var allowsAndroidReceiver: Bool
+        public var launchCredentials: LaunchCredentials?
+        public var language: String
+        public var senderInfo: ConnectionMessages.SenderInfo
+        public var requestTimeout: Duration
+        public var launchTimeout: Duration
+        public var heartbeatInterval: Duration
+        public var deadAfter: Duration
+        public var backoff: Backoff
+
+        public init(host: String, port: UInt16 = 8009, appID: String = CastAppID.defaultMediaReceiver,
+                    allowsAndroidReceiver: Bool = false, launchCredentials: LaunchCredentials? = nil,
+                    language: String = "en-US",
+                    senderInfo: ConnectionMessages.SenderInfo = ConnectionMessages.SenderInfo(
+                        userAgent: "cast-gateway", version: "0.1.0", systemVersion: "Linux"),
+                    requestTimeout: Duration = .seconds(10), launchTimeout: Duration = .seconds(30),
+                    heartbeatInterval: Duration = .seconds(5), deadAfter: Duration = .seconds(15),
+                    backoff: Backoff = Backoff()) {
+            self.host = host
+            self.port = port
+            self.appID = appID
+            self.allowsAndroidReceiver = allowsAndroidReceiver
+            self.launchCredentials = launchCredentials
+            self.language = language
+            self.senderInfo = senderInfo
+            self.requestTimeout = requestTimeout
+            self.launchTimeout = launchTimeout
+            self.heartbeatInterval = heartbeatInterval
+            self.deadAfter = deadAfter
+            self.backoff = backoff
+        }
+
+        /// `host:port`, with IPv6 literals bracketed.
+        public var address: String {
+            host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        }
+    }
+
+    public private(set) var configuration: Configuration
+    /// This process's sender id (`sender-<random>`), unique per process.
+    public nonisolated let senderID: String
+    public nonisolated let timeSource: any TimeSource
+    let broadcaster: StateBroadcaster<CastClientState>
+    let logger = Logger(label: "cast")
+
+    private let connector: Connector
+    private var runTask: Task<Void, Never>?
+    private var backoffSleep: Task<Void, Never>?
+    var channel: CastChannel?
+    var state: CastClientState {
+        didSet { if state != oldValue { broadcaster.publish(state) } }
+    }
+
+    public init(configuration: Configuration, connector: @escaping Connector, timeSource: any TimeSource = SystemTimeSource()) {
+        self.configuration = configuration
+        self.connector = connector
+        self.timeSource = timeSource
+        senderID = "sender-\(UInt32.random(in: 1...999_999_999))"
+        let initial = CastClientState(deviceAddress: configuration.address)
+        state = initial
+        broadcaster = StateBroadcaster(initial)
+    }
+
+    /// Snapshots of the client's state, starting with the current one.
+    public nonisolated func states() -> AsyncStream<CastClientState> { broadcaster.subscribe() }
+
+    /// The current snapshot.
+    public var currentState: CastClientState { state }
+
+    /// Starts connecting (and reconnecting) in the background.
+    public func start() {
+        guard runTask == nil else { return }
+        runTask = Task { await self.run() }
+    }
+
+    /// Stops the client and closes the connection (the running app is left alone).
+    public func stop() async {
+        runTask?.cancel()
+        backoffSleep?.cancel()
+        await channel?.close()
+        await runTask?.value
+        runTask = nil
+        state.phase = .idle
+    }
+
+    /// Points the client at a new address (a device that moved) and reconnects now.
+    public func retarget(host: String, port: UInt16) async {
+        guard host != configuration.host || port != configuration.port else { return }
+        logger.notice("device moved: \(configuration.address) -> \(host):\(port)")
+        configuration.host = host
+        configuration.port = port
+        state.deviceAddress = configuration.address
+        configuration.backoff.reset()
+        await channel?.close(reason: CastError(.cancelled, "device moved"))
+        backoffSleep?.cancel()
+    }
+
+    /// Skips the current backoff wait (e.g. the device was seen again).
+    public func reconnectNow() {
+        backoffSleep?.cancel()
+    }
+
+    /// Replaces the launch settings used from the next launch on.
+    public func setLaunchSettings(appID: String? = nil, allowsAndroidReceiver: Bool? = nil,
+                                  credentials: LaunchCredentials?? = .none) {
+        if let appID { configuration.appID = appID }
+        if let allowsAndroidReceiver { configuration.allowsAndroidReceiver = allowsAndroidReceiver }
+        if case .some(let credentials) = credentials { configuration.launchCredentials = credentials }
+    }
+
+    // MARK: Connection loop
+
+    private func run() async {
+        var backoff = configuration.backoff
+        while !Task.isCancelled {
+            state.phase = .connecting
+            let address = configuration.address
+            do {
+                let stream = try await connector(configuration.host, configuration.port)
+                let channel = CastChannel(
+                    stream: stream,
+                    configuration: CastChannel.Configuration(
+                        senderID: senderID, senderInfo: configuration.senderInfo,
+                        heartbeatInterval: configuration.heartbeatInterval, deadAfter: configuration.deadAfter),
+                    timeSource: timeSource)
+                self.channel = channel
+                await channel.start()
+                if Task.isCancelled {
+                    await channel.close()
+                    break
+                }
+                try await channel.connect(to: CastEndpoint.platformReceiver)
+                let reply = try await channel.request(namespace: CastNamespace.receiver, to: CastEndpoint.platformReceiver,
+                                                      timeout: configuration.requestTimeout) {
+                    ReceiverRequest.getStatus.json(requestID: $0)
+                }
+                backoff.reset()
+                logger.info("connected to \(address)")
+                state.phase = .connected
+                state.lastError = nil
+                apply(receiverStatus: ReceiverStatus(message: reply.body), on: channel)
+                for await inbound in channel.messages {
+                    handle(inbound, on: channel)
+                }
+                let reason = await channel.closeReason
+                if let reason, reason.code != .cancelled { state.lastError = reason }
+            } catch {
+                let failure = (error as? CastError) ?? CastError(.deviceUnavailable, "cannot reach \(address): \(error)")
+                logger.warning("connection to \(address) failed: \(failure.message)")
+                state.lastError = failure
+                await channel?.close()
+            }
+            channel = nil
+            state.application = nil
+            state.media = nil
+            followedTransportID = nil
+            guard !Task.isCancelled else { break }
+            let delay = backoff.nextDelay()
+            state.phase = .waitingToReconnect(attempt: backoff.attempts, retryIn: delay)
+            logger.info("reconnecting to \(configuration.address) in \(formatSeconds(delay))")
+            let sleeper = Task { [timeSource] in _ = try? await timeSource.sleep(for: delay) }
+            backoffSleep = sleeper
+            await sleeper.value
+            backoffSleep = nil
+        }
+    }
+
+    var followedTransportID: String?
+
+    /// The channel, if connected; otherwise a clear `notConnected` error.
+    func connectedChannel() throws -> CastChannel {
+        guard let channel, state.phase == .connected else {
+            var message = "not connected to \(configuration.address)"
+            if case .waitingToReconnect(_, let retryIn) = state.phase {
+                message += " (reconnecting in \(formatSeconds(retryIn)))"
+            }
+            if let lastError = state.lastError { message += ": \(lastError.message)" }
+            throw CastError(.notConnected, message)
+        }
+        return channel
+    }
+
+    // MARK: Incoming messages
+
+    func handle(_ inbound: CastChannel.Inbound, on channel: CastChannel) {
+        let reply = inbound.reply
+        switch inbound.message.namespace {
+        case CastNamespace.receiver:
+            if reply.type == "RECEIVER_STATUS" {
+                apply(receiverStatus: ReceiverStatus(message: inbound.json), on: channel)
+            }
+        case CastNamespace.media:
+            guard inbound.message.sourceID == followedTransportID else { return }
+            if reply.type == "MEDIA_STATUS" {
+                apply(mediaStatus: MediaStatus.entries(message: inbound.json))
+            } else if reply.requestID == nil {
+                logger.info("receiver reported \(reply.type)\(reply.reason.map { " (\($0))" } ?? "")")
+            }
+        case CastNamespace.connection:
+            if reply.type == "CLOSE", inbound.message.sourceID == followedTransportID {
+                logger.notice("\(state.application?.displayName ?? "the app") was closed on the receiver")
+                Task { await channel.forgetConnection(to: inbound.message.sourceID) }
+                followedTransportID = nil
+                state.application = nil
+                state.media = nil
+            }
+        default:
+            break
+        }
+    }
+
+    func apply(receiverStatus status: ReceiverStatus, on channel: CastChannel) {
+        state.receiver = status
+        let active = status.activeApplication
+        if active?.transportID != followedTransportID {
+            follow(active, on: channel)
+        } else if let active {
+            state.application = active
+        }
+    }
+
+    /// Joins `application`'s media channel (or leaves when nil): CONNECT to
+    /// its transport id and ask for the media status. Joining, not launching,
+    /// is what keeps a reconnect from interrupting playback.
+    func follow(_ application: ReceiverApplication?, on channel: CastChannel) {
+        followedTransportID = application?.transportID
+        state.application = application
+        state.media = nil
+        guard let application, application.supportsMedia else { return }
+        logger.info("joining \(application.displayName) (\(application.appID))")
+        let transportID = application.transportID
+        let timeout = configuration.requestTimeout
+        Task {
+            do {
+                try await channel.connect(to: transportID)
+                _ = try await channel.request(namespace: CastNamespace.media, to: transportID, timeout: timeout) {
+                    MediaRequest.getStatus(mediaSessionID: nil).json(requestID: $0)
+                }
+            } catch {
+                self.logger.warning("cannot read the media status of \(application.displayName): \(error)")
+            }
+        }
+    }
+
+    func apply(mediaStatus entries: [MediaStatus]) {
+        guard var latest = entries.first else {
+            state.media = nil
+            return
+        }
+        if let previous = state.media, previous.mediaSessionID == latest.mediaSessionID {
+            if latest.media == nil { latest.media = previous.media }
+            if latest.items == nil { latest.items = previous.items }
+        }
+        state.mediaUpdatedAt = timeSource.now
+        state.media = latest
+    }
+}
+
+/// `1.5 s` style formatting for log lines.
+func formatSeconds(_ duration: Duration) -> String {
+    let tenths = Int((duration.seconds * 10).rounded())
+    return "\(tenths / 10).\(tenths % 10) s"
+}

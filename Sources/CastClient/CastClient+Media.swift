@@ -34,10 +34,10 @@ extension CastClient {
         try await mediaCommand(.queueInsert(items: items, insertBefore: insertBefore, mediaSessionID: media.mediaSessionID))
     }
 
-    /// The app to send media to, launching the configured one if needed.
+    /// The app to send media to: the configured app, launched unless it runs.
     private func mediaApplication() async throws -> (CastChannel, ReceiverApplication) {
         let channel = try connectedChannel()
-        if let application = state.application, application.supportsMedia {
+        if let application = state.application, application.supportsMedia, application.appID == configuration.appID {
             return (channel, application)
         }
         let application = try await launch()

@@ -248,6 +248,7 @@ public actor CastClient {
         followedTransportID = application?.transportID
         state.application = application
         state.media = nil
+        state.mediaKnown = false
         guard let application, application.supportsMedia else { return }
         logger.info("joining \(application.displayName) (\(application.appID))")
         let transportID = application.transportID
@@ -265,6 +266,7 @@ public actor CastClient {
     }
 
     func apply(mediaStatus entries: [MediaStatus]) {
+        state.mediaKnown = true
         guard var latest = entries.first else {
             state.media = nil
             return

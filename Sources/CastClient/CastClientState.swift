@@ -22,6 +22,8 @@ public struct CastClientState: Sendable, Equatable {
     /// `TimeSource.now` when `media` was last updated (for extrapolating the position).
     public var mediaUpdatedAt: Duration
     public var lastError: CastError?
+    /// Whether a media status (possibly empty) has arrived for `application`.
+    public var mediaKnown = false
 
     public init(deviceAddress: String) {
         self.deviceAddress = deviceAddress

@@ -1,0 +1,72 @@
+import CastProtocol
+import GatewayModel
+import SystemSupport
+
+/// Runs console commands against the gateway and phrases the answers.
+/// Shared by the serial console and `cast-gateway demo`.
+public struct CommandInterpreter: Sendable {
+    public let gateway: Gateway
+    public let version: String
+
+    public init(gateway: Gateway, version: String) {
+        self.gateway = gateway
+        self.version = version
+    }
+
+    /// The answer to one command line: output lines, errors start with `error:`.
+    public func run(_ line: String) async -> [String] {
+        let trimmed = line.trimmingSpaces()
+        guard !trimmed.isEmpty else { return [] }
+        let command: ConsoleCommand
+        do {
+            command = try ConsoleCommand(parsing: trimmed)
+        } catch {
+            return ["error: \(error.message)"]
+        }
+        return await run(command)
+    }
+
+    public func run(_ command: ConsoleCommand) async -> [String] {
+        do {
+            switch command {
+            case .help: return ConsoleCommand.helpText.split(separator: "\n").map(String.init)
+            case .version: return ["cast-gateway \(version)"]
+            case .status:
+                let state = await gateway.state
+                var lines = [StatusLine.render(state, now: gateway.timeSource.now.seconds)]
+                let tracks = await gateway.subtitleTracks()
+                if !tracks.isEmpty {
+                    lines.append("  subtitles: " + tracks.map { "\($0.id)=\($0.name)\($0.active ? " (on)" : "")" }.joined(separator: ", "))
+                }
+                return lines
+            case .devices, .use:
+                return ["error: device discovery (mDNS) is not in this build; the device is set by [device] host"]
+            case .keys:
+                return ["no remote inputs in this build yet"]
+            case .json:
+                return ["error: json mode is available on the serial console"]
+            case .quit:
+                return []
+            case .action(let action):
+                try await gateway.perform(action)
+            case .subtitleTrack(let track):
+                try await gateway.selectSubtitleTrack(track)
+            case .cast(let url, let title):
+                try await gateway.cast(CastRequest(url: url, title: title))
+            case .queue(let url):
+                try await gateway.enqueue(CastRequest(url: url))
+            case .launch(let appID, let android):
+                try await gateway.launch(appID: appID, allowsAndroidReceiver: android)
+            case .credentials(let value):
+                try await gateway.setLaunchCredentials(value.map { LaunchCredentials(credentials: $0) })
+                return [value == nil ? "ok: launch credentials cleared" : "ok: launch credentials set (not shown)"]
+            case .logLevel(let level):
+                Logger.level = level
+                return ["ok: log level \(level.name)"]
+            }
+            return ["ok"]
+        } catch {
+            return ["error: \(error)"]
+        }
+    }
+}

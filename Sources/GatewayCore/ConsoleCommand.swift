@@ -1,0 +1,140 @@
+import GatewayModel
+import SystemSupport
+
+/// A command typed at the serial console or at `cast-gateway demo`.
+public enum ConsoleCommand: Sendable, Equatable {
+    case help
+    case status
+    case version
+    case devices
+    case use(String)
+    case keys
+    case json(Bool)
+    case action(Action)
+    case subtitleTrack(Int)
+    case cast(url: String, title: String?)
+    case queue(url: String)
+    case launch(appID: String, androidReceiver: Bool)
+    /// nil clears them.
+    case credentials(String?)
+    case logLevel(LogLevel)
+    case quit
+
+    /// What each command does, for `help`.
+    public static let helpText = """
+        status                 what is playing, volume, link state
+        play | pause | toggle | stop | next | prev
+        seek +S | -S | S | mm:ss   relative or absolute seek
+        vol N | +N | -N        volume 0-100, or step up/down
+        mute                   toggle mute
+        subs next | off | N    cycle subtitles, turn them off, or pick track N
+        cast URL [TITLE]       play a URL now
+        queue URL              add a URL to the queue
+        launch APPID [--android]   launch a receiver app (allow Android TV receivers)
+        creds STRING | clear   launch credentials for later launches (never shown)
+        devices | use NAME     list / pick devices (needs mDNS discovery)
+        keys                   recent remote keys and their actions
+        log LEVEL              error, warning, notice, info, debug, trace
+        json on | off          one JSON object per line, for scripts
+        version | help
+        """
+
+    /// Parses one line. Errors explain the expected form.
+    public init(parsing line: String) throws(UsageError) {
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        guard let name = words.first?.lowercased() else { throw UsageError("empty command") }
+        let arguments = Array(words.dropFirst())
+        func noArguments(_ command: ConsoleCommand) throws(UsageError) -> ConsoleCommand {
+            guard arguments.isEmpty else { throw UsageError("'\(name)' takes no arguments") }
+            return command
+        }
+        switch name {
+        case "help", "?": self = try noArguments(.help)
+        case "status": self = try noArguments(.status)
+        case "version": self = try noArguments(.version)
+        case "devices": self = try noArguments(.devices)
+        case "keys": self = try noArguments(.keys)
+        case "quit", "exit": self = try noArguments(.quit)
+        case "play": self = try noArguments(.action(.play))
+        case "pause": self = try noArguments(.action(.pause))
+        case "toggle": self = try noArguments(.action(.toggle))
+        case "stop": self = try noArguments(.action(.stop))
+        case "next": self = try noArguments(.action(.next))
+        case "prev", "previous": self = try noArguments(.action(.previous))
+        case "mute": self = try noArguments(.action(.toggleMute))
+        case "use":
+            guard !arguments.isEmpty else { throw UsageError("usage: use NAME|ID") }
+            self = .use(arguments.joined(separator: " "))
+        case "seek":
+            guard arguments.count == 1, let action = ConsoleCommand.parseSeek(arguments[0]) else {
+                throw UsageError("usage: seek +SECONDS | -SECONDS | SECONDS | mm:ss")
+            }
+            self = .action(action)
+        case "vol", "volume":
+            guard arguments.count == 1, let action = ConsoleCommand.parseVolume(arguments[0]) else {
+                throw UsageError("usage: vol 0-100 | +N | -N")
+            }
+            self = .action(action)
+        case "subs", "subtitles":
+            guard arguments.count == 1 else { throw UsageError("usage: subs next | off | TRACK-NUMBER") }
+            switch arguments[0].lowercased() {
+            case "next": self = .action(.cycleSubtitles)
+            case "off": self = .action(.subtitlesOff)
+            default:
+                guard let track = Int(arguments[0]), track >= 0 else { throw UsageError("usage: subs next | off | TRACK-NUMBER") }
+                self = .subtitleTrack(track)
+            }
+        case "cast":
+            guard let url = arguments.first, url.contains("://") else { throw UsageError("usage: cast URL [TITLE]") }
+            self = .cast(url: url, title: arguments.count > 1 ? arguments.dropFirst().joined(separator: " ") : nil)
+        case "queue":
+            guard arguments.count == 1, arguments[0].contains("://") else { throw UsageError("usage: queue URL") }
+            self = .queue(url: arguments[0])
+        case "launch":
+            let android = arguments.contains("--android")
+            let rest = arguments.filter { $0 != "--android" }
+            guard rest.count == 1, !rest[0].hasPrefix("-") else { throw UsageError("usage: launch APPID [--android]") }
+            self = .launch(appID: rest[0], androidReceiver: android)
+        case "creds", "credentials":
+            guard !arguments.isEmpty else { throw UsageError("usage: creds STRING | clear") }
+            self = arguments == ["clear"] ? .credentials(nil) : .credentials(arguments.joined(separator: " "))
+        case "log":
+            guard arguments.count == 1, let level = LogLevel(name: arguments[0]) else {
+                throw UsageError("usage: log error|warning|notice|info|debug|trace")
+            }
+            self = .logLevel(level)
+        case "json":
+            guard arguments.count == 1, ["on", "off"].contains(arguments[0]) else { throw UsageError("usage: json on|off") }
+            self = .json(arguments[0] == "on")
+        default:
+            throw UsageError("unknown command '\(name)' (try 'help')")
+        }
+    }
+
+    /// `+30`, `-10`, `90`, `1:23`, `1:02:03`.
+    public static func parseSeek(_ text: String) -> Action? {
+        if text.hasPrefix("+") || text.hasPrefix("-") {
+            guard let seconds = Double(text.dropFirst()), seconds.isFinite, seconds >= 0 else { return nil }
+            return .seekBy(text.hasPrefix("-") ? -seconds : seconds)
+        }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count) else { return nil }
+        var total = 0.0
+        for (index, part) in parts.enumerated() {
+            guard let value = Double(part), value.isFinite, value >= 0 else { return nil }
+            if index > 0, value >= 60 { return nil }
+            total = total * 60 + value
+        }
+        return .seekTo(total)
+    }
+
+    /// `40` (absolute percent), `+5`, `-5` (steps in percent).
+    public static func parseVolume(_ text: String) -> Action? {
+        if text.hasPrefix("+") || text.hasPrefix("-") {
+            guard let step = Double(text.dropFirst()), step > 0, step <= 100 else { return nil }
+            return text.hasPrefix("+") ? .volumeUp(step / 100) : .volumeDown(step / 100)
+        }
+        guard let level = Double(text), level >= 0, level <= 100 else { return nil }
+        return .setVolume(level / 100)
+    }
+}

@@ -1,0 +1,114 @@
+import CastClient
+import CastProtocol
+import GatewayModel
+
+extension Gateway {
+    /// Carries out `action`. Failures are returned to the caller and shown in
+    /// the state's `lastError`; state is never lost.
+    public func perform(_ action: Action) async throws {
+        do {
+            try await execute(action)
+            record(nil)
+        } catch {
+            logger.warning("\(action.name) failed: \(error)")
+            record(error)
+            throw error
+        }
+    }
+
+    private func execute(_ action: Action) async throws {
+        switch action {
+        case .none: return
+        case .preset(let number):
+            guard let preset = configuration.presets[number] else {
+                throw GatewayError(.unknownPreset, "preset \(number) is not set; add '\(number) = URL' under [presets]")
+            }
+            try await requireClient().load(CastRequest(url: preset.url, title: preset.title).loadRequest)
+            return
+        case .selectNextDevice:
+            throw GatewayError(.unavailable, "selecting another device needs mDNS discovery, which this build does not have yet")
+        case .tvPowerOn, .tvStandby:
+            throw GatewayError(.unavailable, "TV power control needs HDMI-CEC, which this build does not have yet")
+        default:
+            break
+        }
+        let client = try requireClient()
+        switch action {
+        case .play: try await client.play()
+        case .pause: try await client.pause()
+        case .toggle: try await client.togglePlayback()
+        case .stop: try await client.stopMedia()
+        case .next: try await client.next()
+        case .previous: try await client.previous()
+        case .seekBy(let seconds): try await client.seek(by: seconds)
+        case .seekTo(let seconds): try await client.seek(to: seconds)
+        case .volumeUp(let step): try await client.adjustVolume(by: step)
+        case .volumeDown(let step): try await client.adjustVolume(by: -step)
+        case .setVolume(let level): try await client.setVolume(level: level)
+        case .toggleMute: try await client.toggleMute()
+        case .cycleSubtitles: try await client.cycleSubtitles()
+        case .subtitlesOff: try await client.subtitlesOff()
+        case .cycleAudioTrack: try await client.cycleAudioTrack()
+        case .setPlaybackRate(let rate): try await client.setPlaybackRate(rate)
+        case .launchApp: try await client.launch()
+        case .stopApp: try await client.stopApplication()
+        case .none, .preset, .selectNextDevice, .tvPowerOn, .tvStandby: break
+        }
+    }
+
+    /// Plays a URL now (launching the configured app if needed).
+    public func cast(_ request: CastRequest) async throws {
+        try await reporting { try await self.requireClient().load(request.loadRequest) }
+    }
+
+    /// Adds a URL to the queue (or plays it when nothing is loaded).
+    public func enqueue(_ request: CastRequest) async throws {
+        try await reporting { try await self.requireClient().queueInsert([request.queueItem]) }
+    }
+
+    /// Launches `appID`, optionally allowing an Android TV receiver.
+    public func launch(appID: String, allowsAndroidReceiver: Bool) async throws {
+        try await reporting {
+            try await self.requireClient().launch(appID: appID, allowsAndroidReceiver: allowsAndroidReceiver)
+        }
+    }
+
+    /// Sets (or with nil clears) the launch credentials for later launches.
+    public func setLaunchCredentials(_ credentials: LaunchCredentials?) async throws {
+        let client = try requireClient()
+        await client.setLaunchSettings(credentials: .some(credentials))
+    }
+
+    /// Shows subtitle track `trackID` (keeping the audio track).
+    public func selectSubtitleTrack(_ trackID: Int) async throws {
+        try await reporting {
+            let client = try self.requireClient()
+            let state = await client.currentState
+            guard let media = state.media, let tracks = media.media?.tracks,
+                  tracks.contains(where: { $0.trackID == trackID && $0.kind == .text }) else {
+                throw GatewayError(.badArgument, "there is no subtitle track \(trackID); 'status' lists the tracks")
+            }
+            let textIDs = Set(tracks.filter { $0.kind == .text }.map(\.trackID))
+            try await client.setActiveTracks(media.activeTrackIDs.filter { !textIDs.contains($0) } + [trackID])
+        }
+    }
+
+    /// The text tracks of the current media: (id, name, active).
+    public func subtitleTracks() async -> [(id: Int, name: String, active: Bool)] {
+        guard let client, let media = await client.currentState.media else { return [] }
+        return (media.media?.tracks ?? []).filter { $0.kind == .text }.map { track in
+            (track.trackID, track.name ?? track.language ?? "track \(track.trackID)", media.activeTrackIDs.contains(track.trackID))
+        }
+    }
+
+    private func reporting(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+            record(nil)
+        } catch {
+            logger.warning("\(error)")
+            record(error)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import GatewayModel
+
+/// Renders a `GatewayState` as the one-line summary pushed to consoles:
+/// `* PLAYING "Big Buck Bunny" 01:23/09:56 vol 40%`.
+public enum StatusLine {
+    public static func render(_ state: GatewayState, now: Double) -> String {
+        var parts: [String] = []
+        switch state.link {
+        case .noDevice:
+            return "* NO DEVICE (set [device] host)"
+        case .connecting:
+            return "* CONNECTING \(state.deviceName)"
+        case .reconnecting(let retryIn):
+            var line = "* OFFLINE \(state.deviceName) (retry in \(formatRetry(retryIn)))"
+            if let error = state.lastError { line += ": \(error.message)" }
+            return line
+        case .connected:
+            break
+        }
+        switch (state.appName, state.player) {
+        case (nil, _):
+            parts.append("IDLE")
+        case (let app?, .none):
+            parts.append("READY \(app)")
+        case (_, let player):
+            parts.append(player.rawValue)
+            if let title = state.title { parts.append("\"\(title)\"") }
+            if let position = state.position(at: now) {
+                parts.append(state.duration.map { "\(clock(position))/\(clock($0))" } ?? clock(position))
+            }
+        }
+        if let volume = state.volume {
+            parts.append("vol \(Int((volume * 100).rounded()))%" + (state.muted ? " muted" : ""))
+        }
+        if let error = state.lastError { parts.append("(last error: \(error.message))") }
+        return "* " + parts.joined(separator: " ")
+    }
+
+    /// `mm:ss`, or `h:mm:ss` from an hour on.
+    public static func clock(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded(.down))
+        let hours = total / 3600, minutes = (total % 3600) / 60, secs = total % 60
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return hours > 0 ? "\(hours):\(two(minutes)):\(two(secs))" : "\(two(minutes)):\(two(secs))"
+    }
+
+    private static func formatRetry(_ seconds: Double) -> String {
+        let tenths = Int((seconds * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10) s"
+    }
+}
+
+extension StatusLine {
+    /// What makes a status worth announcing: link, app, player, title, volume
+    /// and error, but not the ticking position.
+    public static func summaryKey(_ state: GatewayState) -> String {
+        let link: String = switch state.link {
+        case .noDevice: "none"
+        case .connecting: "connecting"
+        case .connected: "connected"
+        case .reconnecting: "reconnecting"
+        }
+        let volume = state.volume.map { String(Int(($0 * 100).rounded())) } ?? "-"
+        return [link, state.appID ?? "-", state.player.rawValue, state.title ?? "-", volume, "\(state.muted)",
+                state.lastError?.message ?? "-"].joined(separator: "|")
+    }
+}

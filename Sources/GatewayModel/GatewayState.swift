@@ -1,0 +1,61 @@
+/// One snapshot of what the gateway is doing, published to every output
+/// (console, LEDs, logs). Outputs render it; they never reach into the core.
+public struct GatewayState: Sendable, Equatable {
+    public enum Link: Sendable, Equatable {
+        /// No device configured or selected.
+        case noDevice
+        case connecting
+        case connected
+        /// Lost or unreachable; retrying in this many seconds.
+        case reconnecting(retryInSeconds: Double)
+    }
+
+    public enum Player: String, Sendable {
+        case none = "NONE"
+        case idle = "IDLE"
+        case playing = "PLAYING"
+        case paused = "PAUSED"
+        case buffering = "BUFFERING"
+    }
+
+    /// A failure worth showing, with a stable code (e.g. `device-unavailable`).
+    public struct Problem: Sendable, Equatable {
+        public var code: String
+        public var message: String
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
+    }
+
+    public var link: Link = .noDevice
+    /// Friendly name or `host:port` of the target device.
+    public var deviceName: String = ""
+    public var deviceAddress: String = ""
+    /// The foreground receiver app, if any.
+    public var appName: String?
+    public var appID: String?
+    public var player: Player = .none
+    public var title: String?
+    public var subtitle: String?
+    /// Position in seconds at `positionTimestamp`; advances at `playbackRate` while playing.
+    public var position: Double?
+    /// Seconds on the gateway's monotonic clock when `position` was reported.
+    public var positionTimestamp: Double = 0
+    public var playbackRate: Double = 1
+    public var duration: Double?
+    /// Device volume 0...1.
+    public var volume: Double?
+    public var muted: Bool = false
+    public var lastError: Problem?
+
+    public init() {}
+
+    /// The position at monotonic time `now`, extrapolated while playing.
+    public func position(at now: Double) -> Double? {
+        guard var value = position else { return nil }
+        if player == .playing { value += (now - positionTimestamp) * playbackRate }
+        if let duration, duration > 0 { value = min(value, duration) }
+        return max(value, 0)
+    }
+}

@@ -1,0 +1,108 @@
+import CastClient
+import CastProtocol
+import GatewayCore
+import GatewayModel
+import SystemSupport
+
+/// Builds a gateway for one device given on the command line, connects,
+/// runs `body`, and maps failures to exit codes (69 when unreachable).
+private func withDevice(_ arguments: inout ArgumentReader, configure: (inout GatewayConfiguration) throws -> Void,
+                        _ body: (Gateway) async throws -> String) async throws -> Int32 {
+    guard let device = try arguments.option("--device") else { throw UsageError("--device HOST[:PORT] is required") }
+    guard let (host, port) = GatewayConfiguration.parseHostPort(device) else {
+        throw UsageError("--device must be HOST or HOST:PORT, not '\(device)'")
+    }
+    if let level = try arguments.option("--log-level") { Logger.level = try parseLogLevel(level) } else { Logger.level = .warning }
+    var configuration = GatewayConfiguration()
+    configuration.device = .address(host: host, port: port)
+    try configure(&configuration)
+    let gateway = Gateway(configuration: configuration, connector: try makeTLSConnector(), version: gatewayVersion)
+    await gateway.start()
+    do {
+        try await gateway.waitUntilConnected(timeout: .seconds(10))
+        try await gateway.waitUntilMediaKnown(timeout: .seconds(5))
+    } catch {
+        StandardOutput.line("error: \(device) is unavailable: \(error)")
+        await gateway.stop()
+        return ExitCode.unavailable
+    }
+    do {
+        let message = try await body(gateway)
+        StandardOutput.line(message)
+        await gateway.stop()
+        return ExitCode.ok
+    } catch let error as CastError where error.code == .notConnected || error.code == .disconnected {
+        StandardOutput.line("error: \(error)")
+        await gateway.stop()
+        return ExitCode.unavailable
+    } catch {
+        StandardOutput.line("error: \(error)")
+        await gateway.stop()
+        return ExitCode.failure
+    }
+}
+
+/// `cast-gateway cast URL --device HOST[:PORT] ...`
+func castCommand(_ arguments: inout ArgumentReader) async throws -> Int32 {
+    let title = try arguments.option("--title")
+    let contentType = try arguments.option("--content-type")
+    let subtitles = try arguments.option("--subtitles")
+    let appID = try arguments.option("--app-id")
+    let android = arguments.flag("--android-receiver")
+    let credentials = try arguments.option("--credentials")
+    let credentialsType = try arguments.option("--credentials-type")
+    var deviceArguments = arguments
+    let positionals = try arguments.finishKeeping(["--device", "--log-level"])
+    guard positionals.count == 1, let url = positionals.first else { throw UsageError("cast needs exactly one URL") }
+    guard url.contains("://") else { throw UsageError("'\(url)' is not a URL (expected scheme://...)") }
+    if credentialsType != nil, credentials == nil { throw UsageError("--credentials-type needs --credentials") }
+    var request = CastRequest(url: url, title: title)
+    request.contentType = contentType
+    request.subtitlesURL = subtitles
+    return try await withDevice(&deviceArguments, configure: { configuration in
+        if let appID { configuration.appID = appID }
+        configuration.allowsAndroidReceiver = android
+        configuration.credentials = credentials.map { LaunchCredentials(credentials: $0, credentialsType: credentialsType) }
+    }) { gateway in
+        try await gateway.cast(request)
+        let state = await gateway.state
+        return "ok: \(state.player.rawValue.lowercased()) \"\(state.title ?? url)\" on \(state.deviceAddress)"
+    }
+}
+
+/// `cast-gateway control ACTION --device HOST[:PORT]`
+func controlCommand(_ arguments: inout ArgumentReader) async throws -> Int32 {
+    var deviceArguments = arguments
+    let positionals = try arguments.finishKeeping(["--device", "--log-level"])
+    guard let verb = positionals.first else { throw UsageError("control needs an action: play, pause, toggle, stop, next, prev, seek, volume, mute") }
+    let action: Action
+    switch (verb, positionals.count) {
+    case ("play", 1): action = .play
+    case ("pause", 1): action = .pause
+    case ("toggle", 1): action = .toggle
+    case ("stop", 1): action = .stop
+    case ("next", 1): action = .next
+    case ("prev", 1), ("previous", 1): action = .previous
+    case ("mute", 1): action = .toggleMute
+    case ("seek", 2):
+        guard let parsed = ConsoleCommand.parseSeek(positionals[1]) else { throw UsageError("seek takes SECONDS, +S, -S or mm:ss") }
+        action = parsed
+    case ("volume", 2):
+        guard let parsed = ConsoleCommand.parseVolume(positionals[1]) else { throw UsageError("volume takes 0-100, +N or -N") }
+        action = parsed
+    default:
+        throw UsageError("unknown control '\(positionals.joined(separator: " "))'; use play, pause, toggle, stop, next, prev, seek SECONDS, volume 0-100 or mute")
+    }
+    return try await withDevice(&deviceArguments, configure: { _ in }) { gateway in
+        try await gateway.perform(action)
+        return "ok: \(action.name)"
+    }
+}
+
+extension ArgumentReader {
+    /// Like `finish`, but leaves the named options for a later reader.
+    mutating func finishKeeping(_ names: [String]) throws -> [String] {
+        for name in names { _ = try option(name) }
+        return try finish(maximumPositionals: 8)
+    }
+}

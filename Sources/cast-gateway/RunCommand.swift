@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import GatewayCore
+import GatewayModel
+import SystemSupport
+
+/// `cast-gateway run`: the daemon.
+func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
+    let path = try arguments.option("--config") ?? GatewayConfiguration.defaultPath
+    let logLevel = try arguments.option("--log-level")
+    _ = try arguments.finish(maximumPositionals: 0)
+    let logger = Logger(label: "main")
+    let configuration: GatewayConfiguration
+    do {
+        configuration = try GatewayConfiguration.load(path: path)
+    } catch {
+        logger.error("config error: \(error)")
+        return ExitCode.config
+    }
+    Logger.level = try logLevel.map(parseLogLevel) ?? configuration.logLevel
+    for warning in configuration.warnings { logger.warning(warning) }
+    let gateway = Gateway(configuration: configuration, connector: try makeTLSConnector(), version: gatewayVersion)
+    logger.notice("cast-gateway \(gatewayVersion) starting with \(path)")
+    await gateway.start()
+    let notifier = SystemdNotifier()
+    notifier.send("READY=1")
+    let reporter = Task {
+        var last = ""
+        for await state in gateway.states() {
+            let line = StatusLine.render(state, now: gateway.timeSource.now.seconds)
+            let summary = StatusLine.summaryKey(state)
+            if summary != last {
+                last = summary
+                logger.notice(line)
+                notifier.send("STATUS=\(line)")
+            }
+        }
+    }
+    for await signal in SignalStream.watch([SIGINT, SIGTERM, SIGHUP]) {
+        if signal == SIGHUP {
+            logger.notice("SIGHUP: the configuration is read at start only; restart the service to apply changes")
+            continue
+        }
+        logger.notice("stopping (signal \(signal))")
+        break
+    }
+    notifier.send("STOPPING=1")
+    reporter.cancel()
+    await gateway.stop()
+    return ExitCode.ok
+}
+
+func parseLogLevel(_ text: String) throws -> LogLevel {
+    guard let level = LogLevel(name: text) else {
+        throw UsageError("--log-level takes error, warning, notice, info, debug or trace, not '\(text)'")
+    }
+    return level
+}

@@ -32,6 +32,9 @@ public actor CastChannel {
     public struct Inbound: Sendable {
         public let message: CastMessage
         public let json: JSONValue
+        /// True when this message completed one of this channel's requests;
+        /// the requester applies it, in program order.
+        public let answeredRequest: Bool
         public var reply: CastReply { CastReply(json: json) }
     }
 
@@ -231,14 +234,16 @@ public actor CastChannel {
             }
             return
         }
+        var answered = false
         if let requestID = reply.requestID {
             if let request = pending[requestID], request.isFinal(reply) {
+                answered = true
                 finish(requestID: requestID, with: .success(reply))
             } else if pending[requestID] == nil {
                 logger.debug("reply \(reply.type) for unknown request #\(requestID) treated as a status update")
             }
         }
-        messagesContinuation.yield(Inbound(message: message, json: json))
+        messagesContinuation.yield(Inbound(message: message, json: json, answeredRequest: answered))
     }
 
     // MARK: Heartbeat

@@ -81,7 +81,6 @@ extension CastClient {
             ReceiverRequest.stop(sessionID: application.sessionID).json(requestID: $0)
         }
         try expectStatus(reply, for: "STOP")
-        apply(receiverStatus: ReceiverStatus(message: reply.body), on: channel)
     }
 
     /// Sets the device volume (0...1, clamped).
@@ -142,9 +141,12 @@ extension CastClient {
         }
     }
 
-    /// Turns an error reply into a `CastError`; a RECEIVER_STATUS passes.
+    /// Turns an error reply into a `CastError`; a RECEIVER_STATUS passes and is applied.
     func expectStatus(_ reply: CastReply, for request: String) throws {
-        guard reply.type != "RECEIVER_STATUS" else { return }
+        if reply.type == "RECEIVER_STATUS" {
+            if let channel { apply(receiverStatus: ReceiverStatus(message: reply.body), on: channel) }
+            return
+        }
         let error = CastError(.invalidRequest, "the receiver rejected \(request): \(reply.type)\(reply.reason.map { " \($0)" } ?? "")", reason: reply.reason)
         state.lastError = error
         throw error

@@ -180,9 +180,15 @@ public actor CastClient {
             let delay = backoff.nextDelay()
             state.phase = .waitingToReconnect(attempt: backoff.attempts, retryIn: delay)
             logger.info("reconnecting to \(configuration.address) in \(formatSeconds(delay))")
+            // A separate task so `reconnectNow()` can cut the wait short;
+            // cancelling the client cancels it too.
             let sleeper = Task { [timeSource] in _ = try? await timeSource.sleep(for: delay) }
             backoffSleep = sleeper
-            await sleeper.value
+            await withTaskCancellationHandler {
+                await sleeper.value
+            } onCancel: {
+                sleeper.cancel()
+            }
             backoffSleep = nil
         }
     }
@@ -205,6 +211,9 @@ public actor CastClient {
     // MARK: Incoming messages
 
     func handle(_ inbound: CastChannel.Inbound, on channel: CastChannel) {
+        // A reply to our own request is applied by the code that sent it;
+        // applying it here too could land after a newer change and undo it.
+        guard !inbound.answeredRequest else { return }
         let reply = inbound.reply
         switch inbound.message.namespace {
         case CastNamespace.receiver:
@@ -256,8 +265,11 @@ public actor CastClient {
         Task {
             do {
                 try await channel.connect(to: transportID)
-                _ = try await channel.request(namespace: CastNamespace.media, to: transportID, timeout: timeout) {
+                let reply = try await channel.request(namespace: CastNamespace.media, to: transportID, timeout: timeout) {
                     MediaRequest.getStatus(mediaSessionID: nil).json(requestID: $0)
+                }
+                if self.followedTransportID == transportID, reply.type == "MEDIA_STATUS" {
+                    self.apply(mediaStatus: MediaStatus.entries(message: reply.body))
                 }
             } catch {
                 self.logger.warning("cannot read the media status of \(application.displayName): \(error)")

@@ -65,7 +65,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayCoreTests",
-            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "TestSupport"]
+            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "TestSupport"]
         ),
         .testTarget(
             name: "IntegrationTests",

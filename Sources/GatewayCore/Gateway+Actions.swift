@@ -8,10 +8,10 @@ extension Gateway {
     public func perform(_ action: Action) async throws {
         do {
             try await execute(action)
-            record(nil)
+            await record(nil)
         } catch {
             logger.warning("\(action.name) failed: \(error)")
-            record(error)
+            await record(error)
             throw error
         }
     }
@@ -104,10 +104,10 @@ extension Gateway {
     private func reporting(_ body: () async throws -> Void) async throws {
         do {
             try await body()
-            record(nil)
+            await record(nil)
         } catch {
             logger.warning("\(error)")
-            record(error)
+            await record(error)
             throw error
         }
     }

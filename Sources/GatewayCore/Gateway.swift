@@ -123,8 +123,11 @@ public actor Gateway {
         publish()
     }
 
-    /// Records the outcome of an action: a failure is shown until the next success.
-    func record(_ error: (any Error)?) {
+    /// Records the outcome of an action (a failure is shown until the next
+    /// success) and takes the client's latest snapshot, so the state an action
+    /// returns to is already current.
+    func record(_ error: (any Error)?) async {
+        if let client { clientState = await client.currentState }
         if let error {
             let code: String = switch error {
             case let error as CastError: error.code.rawValue

@@ -1,0 +1,86 @@
+import GatewayModel
+import SystemSupport
+import XCTest
+@testable import GatewayCore
+
+final class ActionAndCommandTests: XCTestCase {
+    func testEveryActionNameRoundTrips() {
+        let actions: [Action] = [
+            .play, .pause, .toggle, .stop, .next, .previous, .seekBy(30), .seekBy(-10), .seekTo(90), .volumeUp(0.05),
+            .volumeDown(0.05), .volumeUp(0.1), .setVolume(0.4), .toggleMute, .cycleSubtitles, .subtitlesOff, .cycleAudioTrack,
+            .setPlaybackRate(1.5), .launchApp, .stopApp, .preset(0), .preset(9), .selectNextDevice, .tvPowerOn, .tvStandby, .none,
+        ]
+        for action in actions {
+            XCTAssertEqual(Action(name: action.name), action, action.name)
+        }
+        for bad in ["", "seek+", "seek+0", "volume=101", "preset-10", "preset-1.5", "rate=3", "PLAY", "volume-up:0"] {
+            XCTAssertNil(Action(name: bad), bad)
+        }
+    }
+
+    func testConsoleCommandsParse() throws {
+        let cases: [(String, ConsoleCommand)] = [
+            ("play", .action(.play)), ("  PAUSE ", .action(.pause)), ("toggle", .action(.toggle)), ("prev", .action(.previous)),
+            ("seek +30", .action(.seekBy(30))), ("seek -10", .action(.seekBy(-10))), ("seek 1:23", .action(.seekTo(83))),
+            ("seek 1:02:03", .action(.seekTo(3723))), ("seek 90", .action(.seekTo(90))),
+            ("vol 40", .action(.setVolume(0.4))), ("vol +5", .action(.volumeUp(0.05))), ("vol -10", .action(.volumeDown(0.1))),
+            ("mute", .action(.toggleMute)), ("subs next", .action(.cycleSubtitles)), ("subs off", .action(.subtitlesOff)),
+            ("subs 2", .subtitleTrack(2)), ("cast http://x/v.mp4 Big Buck Bunny", .cast(url: "http://x/v.mp4", title: "Big Buck Bunny")),
+            ("queue http://x/2.mp4", .queue(url: "http://x/2.mp4")), ("launch ABCD1234 --android", .launch(appID: "ABCD1234", androidReceiver: true)),
+            ("creds abc def", .credentials("abc def")), ("creds clear", .credentials(nil)), ("log debug", .logLevel(.debug)),
+            ("json on", .json(true)), ("use Living Room", .use("Living Room")), ("status", .status), ("version", .version),
+        ]
+        for (line, expected) in cases {
+            XCTAssertEqual(try ConsoleCommand(parsing: line.trimmingSpaces()), expected, line)
+        }
+    }
+
+    func testConsoleErrorsExplainTheExpectedForm() {
+        let cases: [(String, String)] = [
+            ("dance", "unknown command 'dance' (try 'help')"), ("seek", "usage: seek"), ("seek 1:75", "usage: seek"),
+            ("vol 101", "usage: vol"), ("vol loud", "usage: vol"), ("play now", "'play' takes no arguments"),
+            ("cast notaurl", "usage: cast"), ("launch", "usage: launch"), ("log shout", "usage: log"), ("subs maybe", "usage: subs"),
+        ]
+        for (line, fragment) in cases {
+            XCTAssertThrowsError(try ConsoleCommand(parsing: line), line) { error in
+                XCTAssertTrue("\(error)".contains(fragment), "\(line): \(error)")
+            }
+        }
+    }
+
+    func testStatusLine() {
+        var state = GatewayState()
+        state.link = .connected
+        state.appName = "Default Media Receiver"
+        state.player = .playing
+        state.title = "Big Buck Bunny"
+        state.position = 80
+        state.positionTimestamp = 100
+        state.duration = 596
+        state.volume = 0.4
+        XCTAssertEqual(StatusLine.render(state, now: 103.5), #"* PLAYING "Big Buck Bunny" 01:23/09:56 vol 40%"#)
+        state.player = .paused
+        XCTAssertEqual(StatusLine.render(state, now: 200), #"* PAUSED "Big Buck Bunny" 01:20/09:56 vol 40%"#)
+        state.muted = true
+        state.duration = nil
+        state.position = 3725
+        XCTAssertEqual(StatusLine.render(state, now: 0), #"* PAUSED "Big Buck Bunny" 1:02:05 vol 40% muted"#)
+        state.link = .reconnecting(retryInSeconds: 4)
+        state.deviceName = "10.0.0.2:8009"
+        state.lastError = .init(code: "disconnected", message: "heartbeat lost")
+        XCTAssertEqual(StatusLine.render(state, now: 0), "* OFFLINE 10.0.0.2:8009 (retry in 4.0 s): heartbeat lost")
+        XCTAssertNotEqual(StatusLine.summaryKey(state), StatusLine.summaryKey(GatewayState()))
+    }
+
+    func testCastRequestBuildsLoadWithGuessedTypeAndSubtitles() {
+        var request = CastRequest(url: "http://h/path/movie.m3u8?token=1")
+        request.subtitlesURL = "http://h/en.vtt"
+        let load = request.loadRequest
+        XCTAssertEqual(load.media.contentType, "application/x-mpegURL")
+        XCTAssertEqual(load.media.metadata?.title, "movie.m3u8")
+        XCTAssertEqual(load.media.tracks.first?.contentType, "text/vtt")
+        XCTAssertEqual(load.activeTrackIDs, [1])
+        XCTAssertEqual(CastRequest.guessContentType("http://h/a.MP3"), "audio/mpeg")
+        XCTAssertEqual(CastRequest.guessContentType("http://h/unknown"), "video/mp4")
+    }
+}

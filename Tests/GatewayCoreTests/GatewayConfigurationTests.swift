@@ -1,0 +1,147 @@
+import CastProtocol
+import GatewayModel
+import SystemSupport
+import XCTest
+@testable import GatewayCore
+
+final class GatewayConfigurationTests: XCTestCase {
+    private func parse(_ text: String) throws -> GatewayConfiguration {
+        try GatewayConfiguration(file: try ConfigFile(path: "gateway.conf", text: text))
+    }
+
+    private func assertError(_ text: String, line: Int?, key: String?, contains fragment: String,
+                             file: StaticString = #filePath, lineNumber: UInt = #line) {
+        XCTAssertThrowsError(try parse(text), file: file, line: lineNumber) { error in
+            guard let error = error as? ConfigError else { return XCTFail("not a ConfigError: \(error)", file: file, line: lineNumber) }
+            XCTAssertEqual(error.file, "gateway.conf", file: file, line: lineNumber)
+            XCTAssertEqual(error.line, line, "\(error)", file: file, line: lineNumber)
+            XCTAssertEqual(error.key, key, "\(error)", file: file, line: lineNumber)
+            XCTAssertTrue(error.description.contains(fragment), "\(error)", file: file, line: lineNumber)
+        }
+    }
+
+    func testFullExampleParses() throws {
+        let configuration = try parse("""
+            # Living room
+            [device]
+            host = 192.168.1.20:8010   # the TV
+
+            [cast]
+            app-id = ABCD1234
+            android-receiver = true
+            credentials = "token # with hash"
+            credentials-type = android
+
+            [log]
+            level = debug
+
+            [lirc]
+            socket = /run/lirc/lircd
+
+            [cec]
+            adapter = /dev/cec0
+            role = audio-system
+            osd-name = Living Room
+
+            [console]
+            device = /dev/ttyGS0
+            baud = 57600
+
+            [leds]
+            power = GPIO17
+            error = gpiochip0:22
+
+            [evdev]
+            device = /dev/input/by-path/platform-ir-receiver@12-event
+            grab = yes
+
+            [keys.cec]
+            PLAY = play
+            F2_RED = preset-2
+
+            [keys.lirc]
+            *:KEY_VOLUMEUP = volume-up:10
+            devinput-64:KEY_REWIND = seek-10
+
+            [presets]
+            1 = http://tv.local/news.m3u8 | News
+            2 = http://tv.local/music.mp3
+            """)
+        XCTAssertEqual(configuration.device, .address(host: "192.168.1.20", port: 8010))
+        XCTAssertEqual(configuration.appID, "ABCD1234")
+        XCTAssertTrue(configuration.allowsAndroidReceiver)
+        XCTAssertEqual(configuration.credentials, LaunchCredentials(credentials: "token # with hash", credentialsType: "android"))
+        XCTAssertEqual(configuration.logLevel, .debug)
+        XCTAssertEqual(configuration.lircSocket, "/run/lirc/lircd")
+        XCTAssertEqual(configuration.cecRole, .audioSystem)
+        XCTAssertEqual(configuration.cecOSDName, "Living Room")
+        XCTAssertEqual(configuration.consoleDevice, "/dev/ttyGS0")
+        XCTAssertEqual(configuration.consoleBaud, 57600)
+        XCTAssertEqual(configuration.leds, ["power": "GPIO17", "error": "gpiochip0:22"])
+        XCTAssertTrue(configuration.evdevGrab)
+        XCTAssertEqual(configuration.keymaps["cec"]?.map(\.action), [.play, .preset(2)])
+        XCTAssertEqual(configuration.keymaps["lirc"]?.first, .init(input: "*:KEY_VOLUMEUP", action: .volumeUp(0.1), line: 39))
+        XCTAssertEqual(configuration.presets[1], .init(url: "http://tv.local/news.m3u8", title: "News"))
+        XCTAssertEqual(configuration.presets[2], .init(url: "http://tv.local/music.mp3", title: nil))
+    }
+
+    func testDefaults() throws {
+        let configuration = try parse("[device]\nhost = tv.local\n")
+        XCTAssertEqual(configuration.device, .address(host: "tv.local", port: 8009))
+        XCTAssertEqual(configuration.appID, CastAppID.defaultMediaReceiver)
+        XCTAssertFalse(configuration.allowsAndroidReceiver)
+        XCTAssertNil(configuration.credentials)
+        XCTAssertEqual(configuration.cecRole, .playback)
+        XCTAssertEqual(configuration.cecOSDName, "Cast Gateway")
+        XCTAssertEqual(configuration.consoleDevice, "/dev/serial0")
+        XCTAssertEqual(configuration.consoleBaud, 115_200)
+        XCTAssertEqual(try parse("").device, nil)
+    }
+
+    func testErrorsNameFileLineAndKey() {
+        assertError("[device]\nhots = x\n", line: 2, key: "[device] hots", contains: "unknown key; keys in [device]: host, name, id")
+        assertError("\n[tv]\n", line: 2, key: "[tv]", contains: "unknown section")
+        assertError("host = x\n", line: 1, key: "host", contains: "outside any [section]")
+        assertError("[device]\nhost\n", line: 2, key: nil, contains: "expected 'key = value'")
+        assertError("[device\n", line: 1, key: nil, contains: "[name]")
+        assertError("[device]\nhost = a\nhost = b\n", line: 3, key: "[device] host", contains: "set twice (first on line 2)")
+        assertError("[device]\nhost = a:99999\n", line: 2, key: "[device] host", contains: "HOST:PORT")
+        assertError("[device]\nhost = a\nname = TV\n", line: 3, key: "[device] name", contains: "only one of host, name and id")
+        assertError("[device]\nid = 1234\n", line: 2, key: "[device] id", contains: "32-hex-digit")
+        assertError("[cast]\nandroid-receiver = maybe\n", line: 2, key: "[cast] android-receiver", contains: "true or false")
+        assertError("[cast]\napp-id = \n", line: 2, key: "[cast] app-id", contains: "must not be empty")
+        assertError("[cast]\ncredentials-type = x\n", line: 2, key: "[cast] credentials-type", contains: "credentials is not")
+        assertError("[log]\nlevel = loud\n", line: 2, key: "[log] level", contains: "error, warning")
+        assertError("[cec]\nrole = tv\n", line: 2, key: "[cec] role", contains: "playback, audio-system or monitor")
+        assertError("[cec]\nosd-name = A Very Long OSD Name\n", line: 2, key: "[cec] osd-name", contains: "14")
+        assertError("[console]\nbaud = 12345\n", line: 2, key: "[console] baud", contains: "115200")
+        assertError("[keys.cec]\nPLAY = dance\n", line: 2, key: "[keys.cec] PLAY", contains: "unknown action 'dance'")
+        assertError("[presets]\n10 = http://x\n", line: 2, key: "[presets] 10", contains: "digits 0 to 9")
+        assertError("[presets]\n1 = not a url\n", line: 2, key: "[presets] 1", contains: "URL")
+    }
+
+    func testHostPortForms() {
+        XCTAssertEqual(GatewayConfiguration.parseHostPort("10.0.0.2")?.port, 8009)
+        XCTAssertEqual(GatewayConfiguration.parseHostPort("tv:8010")?.host, "tv")
+        XCTAssertEqual(GatewayConfiguration.parseHostPort("[fe80::1]:8010")?.host, "fe80::1")
+        XCTAssertEqual(GatewayConfiguration.parseHostPort("[::1]")?.port, 8009)
+        XCTAssertEqual(GatewayConfiguration.parseHostPort("fe80::1")?.host, "fe80::1")
+        XCTAssertNil(GatewayConfiguration.parseHostPort("tv:0"))
+        XCTAssertNil(GatewayConfiguration.parseHostPort("tv:http"))
+        XCTAssertNil(GatewayConfiguration.parseHostPort("[::1"))
+        XCTAssertNil(GatewayConfiguration.parseHostPort(""))
+    }
+
+    func testLoadWarnsWhenCredentialsAreReadableByOthers() throws {
+        let path = NSTemporaryDirectory() + "gateway-\(UInt32.random(in: 0...UInt32.max)).conf"
+        try "[cast]\ncredentials = secret\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        chmod(path, 0o644)
+        XCTAssertTrue(try GatewayConfiguration.load(path: path).warnings.first?.contains("chmod 600") ?? false)
+        chmod(path, 0o600)
+        XCTAssertEqual(try GatewayConfiguration.load(path: path).warnings, [])
+        XCTAssertThrowsError(try GatewayConfiguration.load(path: path + ".missing")) { error in
+            XCTAssertTrue("\(error)".contains("No such file"), "\(error)")
+        }
+    }
+}

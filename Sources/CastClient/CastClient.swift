@@ -158,9 +158,10 @@ public actor CastClient {
                 }
                 backoff.reset()
                 logger.info("connected to \(address)")
+                // Status first: no snapshot may say "connected" without the apps.
+                apply(receiverStatus: ReceiverStatus(message: reply.body), on: channel)
                 state.phase = .connected
                 state.lastError = nil
-                apply(receiverStatus: ReceiverStatus(message: reply.body), on: channel)
                 for await inbound in channel.messages {
                     handle(inbound, on: channel)
                 }

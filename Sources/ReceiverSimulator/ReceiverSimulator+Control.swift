@@ -18,6 +18,7 @@ extension ReceiverSimulator {
 
     /// Runs one control command and returns the answer line.
     public func control(_ line: String) -> String {
+        defer { persistState() }
         let words = line.split(separator: " ").map(String.init)
         guard let command = words.first else { return "" }
         switch command {

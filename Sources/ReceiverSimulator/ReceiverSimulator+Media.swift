@@ -173,6 +173,7 @@ extension ReceiverSimulator {
         playbackGeneration += 1
         broadcastMediaStatus(from: transportID)
         schedulePlaybackEnd()
+        persistState()
     }
 
     func broadcastMediaStatus(from transportID: String) {

@@ -16,6 +16,8 @@ public actor ReceiverSimulator {
         public var volumeControlType: String
         public var pingInterval: Duration
         public var logPath: String?
+        /// Where to keep the app and player across restarts (nil: not kept).
+        public var statePath: String?
         public var faults: SimulatorFaults
 
         public init(friendlyName: String = "Cast Receiver Simulator", deviceID: String? = nil,
@@ -74,6 +76,12 @@ public actor ReceiverSimulator {
         self.timeSource = timeSource
         volume = CastVolume(level: 0.5, muted: false, controlType: configuration.volumeControlType, stepInterval: 0.05)
         if let path = configuration.logPath { log = try MessageLog(path: path) }
+    }
+
+    /// Restores the saved state, if `statePath` is set. Call before serving.
+    public func start() {
+        restoreState()
+        schedulePlaybackEnd()
     }
 
     /// Seconds on the simulator's clock.
@@ -176,6 +184,7 @@ public actor ReceiverSimulator {
         case CastNamespace.media: handleMedia(type, json, message, on: connection)
         default: logger.debug("connection \(connection.id): ignored namespace \(message.namespace)")
         }
+        if message.namespace == CastNamespace.receiver || message.namespace == CastNamespace.media { persistState() }
     }
 
     private func handleConnection(_ type: String, _ message: CastMessage, on connection: Connection) {

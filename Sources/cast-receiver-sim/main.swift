@@ -8,7 +8,7 @@ import TLS
 
 let usage = """
     usage: cast-receiver-sim [--port N] [--bind ADDRESS] [--name NAME] [--id HEX]
-                             [--log FILE] [--log-level LEVEL] [--fixed-volume]
+                             [--log FILE] [--state FILE] [--log-level LEVEL] [--fixed-volume]
                              [--ping-interval SECONDS]
                              [--drop-after N] [--ignore-pings] [--launch-error REASON[:COUNT]]
                              [--fail-load] [--delay-ms N] [--byte-by-byte]
@@ -22,7 +22,8 @@ let usage = """
 
 
     --log FILE appends one JSON object per received message (the payload text
-    exactly as received, under "data").
+    exactly as received, under "data"). --state FILE keeps the running app and
+    player across restarts, like a real receiver whose network link was cut.
     """
 
 func parseConfiguration() throws -> (ReceiverSimulator.Configuration, host: String, port: UInt16)? {
@@ -37,6 +38,7 @@ func parseConfiguration() throws -> (ReceiverSimulator.Configuration, host: Stri
     if let name = try arguments.option("--name") { configuration.friendlyName = name }
     if let id = try arguments.option("--id") { configuration.deviceID = id }
     configuration.logPath = try arguments.option("--log")
+    configuration.statePath = try arguments.option("--state")
     if let level = try arguments.option("--log-level") {
         guard let parsed = LogLevel(name: level) else { throw UsageError("--log-level takes error, warning, notice, info, debug or trace") }
         Logger.level = parsed
@@ -72,6 +74,7 @@ func runSimulator() async -> Int32 {
     let listener: TLSListener
     do {
         simulator = try ReceiverSimulator(configuration: configuration)
+        await simulator.start()
         let context = try TLSContext.server(commonName: configuration.deviceID)
         listener = try TLSListener(host: host, port: port, context: context)
         StandardOutput.line("listening \(host) \(listener.port) \(context.certificateFingerprint ?? "-")")

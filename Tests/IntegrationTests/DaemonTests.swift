@@ -1,0 +1,86 @@
+import CastProtocol
+import Foundation
+import XCTest
+
+/// `cast-gateway run` as a long-running daemon against the simulator.
+final class DaemonTests: XCTestCase {
+    private func startDaemon(_ directory: URL, device: String) throws -> ManagedProcess {
+        let config = directory.appendingPathComponent("gateway.conf")
+        try "[device]\nhost = \(device)\n[log]\nlevel = info\n".write(to: config, atomically: true, encoding: .utf8)
+        let daemon = try ManagedProcess(BuildProducts.path("cast-gateway"), ["run", "--config", config.path])
+        addTeardownBlock { daemon.stop() }
+        XCTAssertNotNil(daemon.waitForLine(containing: "* IDLE"), "daemon did not connect: \(daemon.allOutput)")
+        return daemon
+    }
+
+    func testChangesByAnotherSenderAreReflected() throws {
+        let directory = try temporaryDirectory(self)
+        let simulator = try SimulatorProcess(directory: directory)
+        defer { simulator.stop() }
+        let daemon = try startDaemon(directory, device: simulator.device)
+        // A phone (here: another cast-gateway process) casts and pauses.
+        XCTAssertEqual(try runGateway(["cast", "http://media.test/a.mp4", "--device", simulator.device, "--title", "From Phone"]).status, 0)
+        XCTAssertNotNil(daemon.waitForLine(containing: #"* PLAYING "From Phone""#), daemon.allOutput)
+        XCTAssertEqual(try runGateway(["control", "pause", "--device", simulator.device]).status, 0)
+        XCTAssertNotNil(daemon.waitForLine(containing: #"* PAUSED "From Phone""#), daemon.allOutput)
+        simulator.control("volume 0.2")
+        XCTAssertNotNil(daemon.waitForLine(containing: "vol 20%"), daemon.allOutput)
+        simulator.control("stop-app")
+        XCTAssertNotNil(daemon.waitForLine(containing: "was closed on the receiver"), daemon.allOutput)
+        daemon.stop()
+        XCTAssertFalse(daemon.isRunning)
+    }
+
+    func testHeartbeatLossIsDetectedAndRecovered() throws {
+        let directory = try temporaryDirectory(self)
+        let simulator = try SimulatorProcess(directory: directory)
+        defer { simulator.stop() }
+        let daemon = try startDaemon(directory, device: simulator.device)
+        let started = Date()
+        XCTAssertEqual(simulator.control("fault ignore-pings on"), "ok")
+        let lost = daemon.waitForLine(containing: "heartbeat lost", timeout: 30)
+        XCTAssertNotNil(lost, daemon.allOutput)
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertGreaterThanOrEqual(elapsed, 14, "declared dead too early")
+        XCTAssertLessThanOrEqual(elapsed, 22, "declared dead too late")
+        XCTAssertEqual(simulator.control("fault ignore-pings off"), "ok")
+        let reconnectedCount = { daemon.stderr.filter { $0.contains("connected to 127.0.0.1") }.count }
+        XCTAssertNotNil(daemon.waitForLine(timeout: 10) { _ in reconnectedCount() >= 2 }, daemon.allOutput)
+    }
+
+    func testSimulatorKilledAndRestartedIsRejoinedWithoutRelaunch() throws {
+        let directory = try temporaryDirectory(self)
+        let state = directory.appendingPathComponent("receiver-state.json").path
+        let first = try SimulatorProcess(directory: directory, logName: "before.jsonl", extraArguments: ["--state", state])
+        let port = first.port
+        let daemon = try startDaemon(directory, device: first.device)
+        XCTAssertEqual(try runGateway(["cast", "http://media.test/a.mp4", "--device", first.device, "--title", "Keeps Playing"]).status, 0)
+        XCTAssertNotNil(daemon.waitForLine(containing: #"* PLAYING "Keeps Playing""#), daemon.allOutput)
+        first.process.stop(signal: SIGKILL)
+        XCTAssertNotNil(daemon.waitForLine(containing: "reconnecting"), daemon.allOutput)
+
+        let second = try SimulatorProcess(directory: directory, port: port, logName: "after.jsonl", extraArguments: ["--state", state])
+        defer { second.stop() }
+        let rejoinedAt = daemon.stderr.count
+        XCTAssertNotNil(daemon.waitForLine(timeout: 20) { line in
+            daemon.stderr.dropFirst(rejoinedAt).contains { $0.contains(#"* PLAYING "Keeps Playing""#) }
+        }, daemon.allOutput)
+        XCTAssertEqual(second.payloads(ofType: "LAUNCH"), [], "the daemon relaunched instead of joining")
+        let received = second.received()
+        XCTAssertTrue(received.contains { $0.namespace == CastNamespace.connection && $0.destination != "receiver-0" },
+                      "no CONNECT to the app's transport")
+        XCTAssertTrue(received.contains { $0.namespace == CastNamespace.media && $0.text.contains("GET_STATUS") })
+        XCTAssertEqual(try runGateway(["control", "pause", "--device", second.device]).status, 0)
+        XCTAssertNotNil(daemon.waitForLine(containing: #"* PAUSED "Keeps Playing""#), daemon.allOutput)
+    }
+
+    func testSigtermStopsTheDaemonCleanly() throws {
+        let directory = try temporaryDirectory(self)
+        let simulator = try SimulatorProcess(directory: directory)
+        defer { simulator.stop() }
+        let daemon = try startDaemon(directory, device: simulator.device)
+        kill(daemon.pid, SIGTERM)
+        XCTAssertEqual(daemon.waitForExit(timeout: 5), 0, daemon.allOutput)
+        XCTAssertNotNil(daemon.waitForLine(containing: "stopping (signal 15)"))
+    }
+}

@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .executable(name: "cast-gateway", targets: ["cast-gateway"]),
         .executable(name: "cast-receiver-sim", targets: ["cast-receiver-sim"]),
+        .executable(name: "cast-gateway-bench", targets: ["cast-gateway-bench"]),
     ],
     targets: [
         // MARK: C libraries and the one shim for macros / version differences
@@ -52,6 +53,12 @@ let package = Package(
             dependencies: ["ReceiverSimulator", "TLS", "SystemSupport"]
         ),
 
+        .executableTarget(
+            name: "cast-gateway-bench",
+            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "TLS", "SystemSupport"],
+            path: "bench/Sources"
+        ),
+
         // MARK: Tests
         .target(
             name: "TestSupport",
@@ -69,7 +76,8 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["CastProtocol", "TestSupport"]
+            dependencies: ["CastProtocol", "TestSupport"],
+            exclude: ["pychromecast"]
         ),
     ],
     swiftLanguageModes: [.v6]

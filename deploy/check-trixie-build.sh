@@ -4,14 +4,14 @@
 # proving the code still builds with the oldest toolchain and newest headers we
 # support. amd64 runs at full speed; ARCH=arm64 runs under qemu-user (slow).
 #
-#   deploy/check-trixie-build.sh [CHROOT_DIR]     (default: build/trixie-$ARCH)
+#   deploy/check-trixie-build.sh [CHROOT_DIR]   (default: /var/cache/cast-gateway/trixie-$ARCH)
 #
 # Needs root and debootstrap. The Debian mirror is taken from this machine's
 # apt sources. The chroot is kept and reused: delete it to start over.
 set -euo pipefail
 ARCH=${ARCH:-amd64}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-ROOT=${1:-$REPO/build/trixie-$ARCH}
+ROOT=${1:-${CAST_GATEWAY_CACHE:-/var/cache/cast-gateway}/trixie-$ARCH}
 PACKAGES="swiftlang libc6-dev libstdc++-14-dev pkg-config libssl-dev libcec-dev libp8-platform-dev libudev-dev liblirc-dev libavahi-client-dev libgpiod-dev"
 
 mirror() {

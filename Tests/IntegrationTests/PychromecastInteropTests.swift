@@ -1,0 +1,64 @@
+import CastProtocol
+import Foundation
+import XCTest
+
+/// A real third-party sender, pychromecast (pinned, from PyPI), against the
+/// simulator: validates that the simulator speaks Cast v2 as senders expect.
+final class PychromecastInteropTests: XCTestCase {
+    static let pinnedVersion = "14.0.10"
+
+    /// Creates (once, cached under .build) a venv with the pinned pychromecast.
+    private func pythonWithPychromecast() throws -> String {
+        let venv = ProcessInfo.processInfo.environment["PYCHROMECAST_VENV"]
+            ?? BuildProducts.directory.deletingLastPathComponent().appendingPathComponent("pychromecast-\(Self.pinnedVersion)-venv").path
+        let python = venv + "/bin/python"
+        let marker = venv + "/.installed"
+        if !FileManager.default.fileExists(atPath: marker) {
+            for arguments in [["python3", "-m", "venv", venv],
+                              [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "pychromecast==\(Self.pinnedVersion)"]] {
+                let process = try ManagedProcess("/usr/bin/env", arguments)
+                let status = process.waitForExit(timeout: 600)
+                guard status == 0 else {
+                    throw StartupError(message: "cannot set up pychromecast (\(arguments.joined(separator: " "))): \(process.allOutput)")
+                }
+            }
+            guard FileManager.default.createFile(atPath: marker, contents: Data()) else {
+                throw StartupError(message: "cannot write \(marker)")
+            }
+        }
+        return python
+    }
+
+    func testPychromecastDrivesTheSimulatorThroughAFullSession() throws {
+        let python = try pythonWithPychromecast()
+        let directory = try temporaryDirectory(self)
+        let simulator = try SimulatorProcess(directory: directory)
+        defer { simulator.stop() }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("pychromecast/drive_simulator.py").path
+        let driver = try ManagedProcess(python, [script, String(simulator.port)])
+        let status = driver.waitForExit(timeout: 90)
+        XCTAssertEqual(status, 0, driver.allOutput)
+
+        var steps: [String: JSONValue] = [:]
+        for line in driver.stdout {
+            if let json = try? JSONValue(parsing: line), let step = json["step"]?.stringValue { steps[step] = json }
+        }
+        XCTAssertEqual(steps["connected"]?["app_id"], .string(CastAppID.backdrop))
+        XCTAssertEqual(steps["connected"]?["volume"], 0.5)
+        XCTAssertEqual(steps["launched"]?["app_id"], .string(CastAppID.defaultMediaReceiver))
+        XCTAssertEqual(steps["playing"]?["player_state"], "PLAYING")
+        XCTAssertEqual(steps["playing"]?["title"], "Big Buck Bunny")
+        XCTAssertEqual(steps["playing"]?["content_id"], "http://media.test/bbb.mp4")
+        XCTAssertEqual(steps["paused"]?["player_state"], "PAUSED")
+        XCTAssertEqual(steps["resumed"]?["player_state"], "PLAYING")
+        XCTAssertEqual(steps["seeked"]?["current_time"]?.doubleValue ?? 0, 100, accuracy: 1)
+        XCTAssertEqual(steps["volume"]?["volume"]?.doubleValue ?? 0, 0.3, accuracy: 0.001)
+        XCTAssertEqual(steps["quit"]?["app_id"], .string(CastAppID.backdrop))
+        XCTAssertNotNil(steps["done"], "pychromecast did not finish: \(driver.allOutput)")
+
+        let types = simulator.received().compactMap { (try? JSONValue(parsing: $0.text))?["type"]?.stringValue }
+        for expected in ["CONNECT", "GET_STATUS", "LAUNCH", "LOAD", "PAUSE", "PLAY", "SEEK", "SET_VOLUME", "STOP"] {
+            XCTAssertTrue(types.contains(expected), "the simulator never received \(expected): \(types)")
+        }
+    }
+}

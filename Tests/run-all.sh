@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs every check the project has, in order, and fails on the first failure:
+#   1. swift build + swift test: unit tests, and integration tests with real
+#      processes over TLS on loopback (including pychromecast from PyPI);
+#   2. the decoding fuzzer for FUZZ_SECONDS (default 60);
+#   3. the Debian trixie build with Swift 6.0.3 (TRIXIE_CHECK=0 skips it).
+# Ends with "summary: N passed, M failed" (test cases).
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+cd "$REPO"
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+LOG=$REPO/build/test-output.log
+mkdir -p "$REPO/build"
+BIN=$(swift build --show-bin-path)
+
+# Safety net: every test stops the processes it starts by pid, but a test
+# process that crashes cannot. Kill whatever still runs from this build.
+reap_strays() {
+    local strays
+    strays=$(pgrep -f "^$BIN/cast-" || true)
+    if [ -n "$strays" ]; then
+        echo "run-all: killing processes left behind by a test: $strays" >&2
+        kill -9 $strays 2>/dev/null || true
+    fi
+}
+trap reap_strays EXIT
+
+echo "== build"
+swift build --build-tests 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\]' || true
+swift build --build-tests >/dev/null   # fail here if the build failed
+
+echo "== tests"
+set +e
+swift test --skip-build 2>&1 | tee "$LOG" | grep -E "error:|failed \(|^Test Suite 'All tests'|Executed [0-9]+ tests?, with"
+status=${PIPESTATUS[0]}
+set -e
+executed=$(grep -E "^\s*Executed [0-9]+ tests?, with" "$LOG" | tail -1 | sed -E 's/.*Executed ([0-9]+) tests?, with ([0-9]+) failures?.*/\1 \2/')
+read -r total failures <<<"${executed:-0 0}"
+reap_strays
+if [ "$status" -ne 0 ] || [ "$total" -eq 0 ]; then
+    echo "summary: $((total - failures)) passed, $failures failed"
+    echo "run-all: swift test failed (exit $status); full output in $LOG" >&2
+    exit 1
+fi
+
+echo "== fuzz ($FUZZ_SECONDS s)"
+bash "$REPO/Fuzz/run.sh" "$FUZZ_SECONDS"
+
+if [ "${TRIXIE_CHECK:-1}" != 0 ]; then
+    echo "== Debian trixie build (Swift 6.0.3)"
+    bash "$REPO/deploy/check-trixie-build.sh"
+fi
+
+echo "summary: $((total - failures)) passed, $failures failed"

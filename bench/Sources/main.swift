@@ -1,0 +1,88 @@
+// cast-gateway-bench: in-process measurements for bench/run.sh.
+//   latency  --device HOST:PORT [--count N]   command issued -> frame written (p50/p99)
+//   scenario --device HOST:PORT               connect, launch, load, pause: time and RSS
+#if canImport(Glibc)
+import Glibc
+#endif
+import CastClient
+import GatewayCore
+import GatewayModel
+import Synchronization
+import SystemSupport
+import TLS
+
+func residentKilobytes() -> Int {
+    guard let status = try? FileSystem.readText("/proc/self/status") else { return -1 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+    }
+    return -1
+}
+
+func makeGateway(device: String, measuring: CurrentStream) throws -> Gateway {
+    guard let (host, port) = GatewayConfiguration.parseHostPort(device) else { throw UsageError("bad --device \(device)") }
+    var configuration = GatewayConfiguration()
+    configuration.device = .address(host: host, port: port)
+    let context = try TLSContext.client()
+    return Gateway(configuration: configuration, connector: { host, port in
+        let stream = MeasuringStream(try await TLSConnection.connect(host: host, port: port, context: context))
+        measuring.value = stream
+        return stream
+    })
+}
+
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
+}
+
+func latency(device: String, count: Int) async throws {
+    let measuring = CurrentStream()
+    let gateway = try makeGateway(device: device, measuring: measuring)
+    await gateway.start()
+    try await gateway.waitUntilConnected(timeout: .seconds(10))
+    try await gateway.cast(CastRequest(url: "http://media.test/bench.mp4", title: "Bench"))
+    var samples: [Double] = []
+    samples.reserveCapacity(count)
+    for index in 0..<count {
+        let issued = ContinuousClock.now
+        try await gateway.perform(index % 2 == 0 ? .pause : .play)
+        guard let stream = measuring.value, let written = stream.firstCompletion(after: issued) else { continue }
+        samples.append((written - issued).seconds * 1e6)
+    }
+    samples.sort()
+    StandardOutput.line("latency commands=\(samples.count) p50_us=\(Int(percentile(samples, 0.5))) p99_us=\(Int(percentile(samples, 0.99))) max_us=\(Int(samples.last ?? 0))")
+    await gateway.stop()
+}
+
+func scenario(device: String) async throws {
+    let start = ContinuousClock.now
+    let measuring = CurrentStream()
+    let gateway = try makeGateway(device: device, measuring: measuring)
+    await gateway.start()
+    try await gateway.waitUntilConnected(timeout: .seconds(10))
+    try await gateway.cast(CastRequest(url: "http://media.test/bench.mp4", title: "Bench"))
+    try await gateway.perform(.pause)
+    let elapsed = ContinuousClock.now - start
+    StandardOutput.line("scenario seconds=\(elapsed.seconds) rss_kb=\(residentKilobytes())")
+    await gateway.stop()
+}
+
+func benchMain() async -> Int32 {
+    Logger.level = .warning
+    var arguments = ArgumentReader(CommandLine.arguments.dropFirst(2))
+    do {
+        guard let device = try arguments.option("--device") else { throw UsageError("--device HOST:PORT is required") }
+        let count = try arguments.intOption("--count", in: 1...1_000_000) ?? 10_000
+        switch CommandLine.arguments.dropFirst().first {
+        case "latency": try await latency(device: device, count: count)
+        case "scenario": try await scenario(device: device)
+        default: throw UsageError("usage: cast-gateway-bench latency|scenario --device HOST:PORT [--count N]")
+        }
+        return 0
+    } catch {
+        Logger(label: "bench").error("\(error)")
+        return 1
+    }
+}
+
+exit(await benchMain())

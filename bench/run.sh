@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Measures cast-gateway (release, static Swift stdlib, stripped) against the
+# receiver simulator on loopback, and pychromecast on the same scenario.
+# Prints a Markdown table and keeps it in build/bench/results.md.
+#
+#   bench/run.sh            (IDLE_SECONDS=600 by default: RSS after 10 minutes idle)
+#   IDLE_SECONDS=60 bench/run.sh
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$REPO/build/bench
+IDLE_SECONDS=${IDLE_SECONDS:-600}
+STARTS=${STARTS:-20}
+COMMANDS=${COMMANDS:-10000}
+mkdir -p "$OUT"
+cd "$REPO"
+
+swift build -c release --static-swift-stdlib --product cast-gateway >/dev/null
+swift build -c release --static-swift-stdlib --product cast-receiver-sim >/dev/null
+swift build -c release --static-swift-stdlib --product cast-gateway-bench >/dev/null
+BIN=$(swift build -c release --show-bin-path)
+for tool in cast-gateway cast-receiver-sim cast-gateway-bench; do
+    cp "$BIN/$tool" "$OUT/$tool" && strip "$OUT/$tool"
+done
+
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+coproc SIM { exec "$OUT/cast-receiver-sim" --port 0 --log-level warning; }
+pids+=("$SIM_PID")
+read -r _ _ PORT _ <&"${SIM[0]}"
+DEVICE=127.0.0.1:$PORT
+echo "bench: simulator on $DEVICE" >&2
+
+latency=$("$OUT/cast-gateway-bench" latency --device "$DEVICE" --count "$COMMANDS")
+ours=$("$OUT/cast-gateway-bench" scenario --device "$DEVICE")
+
+VENV=${PYCHROMECAST_VENV:-$REPO/.build/pychromecast-14.0.10-venv}
+if [ ! -x "$VENV/bin/python" ]; then
+    python3 -m venv "$VENV" && "$VENV/bin/pip" install --quiet pychromecast==14.0.10
+fi
+theirs=$("$VENV/bin/python" bench/pychromecast_scenario.py "$PORT")
+
+# Process start -> connected with the receiver status (the daemon's first "* IDLE" line).
+cat > "$OUT/gateway.conf" <<CONF
+[device]
+host = $DEVICE
+CONF
+startup=$(python3 - "$OUT/cast-gateway" "$OUT/gateway.conf" "$STARTS" <<'PY'
+import subprocess, sys, time, statistics
+binary, config, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+samples = []
+for _ in range(runs):
+    start = time.monotonic()
+    process = subprocess.Popen([binary, "run", "--config", config], stderr=subprocess.PIPE, text=True)
+    for line in process.stderr:
+        if "* IDLE" in line or "* READY" in line or "* PLAYING" in line or "* PAUSED" in line:
+            samples.append((time.monotonic() - start) * 1000)
+            break
+    process.terminate()
+    process.wait()
+samples.sort()
+print(f"startup runs={len(samples)} p50_ms={statistics.median(samples):.1f} max_ms={samples[-1]:.1f}")
+PY
+)
+
+# The daemon following a playing session: RSS now, CPU while idle, RSS after IDLE_SECONDS.
+"$OUT/cast-gateway" cast http://media.test/bench.mp4 --device "$DEVICE" >/dev/null
+"$OUT/cast-gateway" run --config "$OUT/gateway.conf" 2>/dev/null &
+DAEMON=$!
+pids+=("$DAEMON")
+sleep 2
+rss() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+rss_start=$(rss "$DAEMON")
+ticks_before=$(cpu_ticks "$DAEMON")
+sleep 60
+ticks_after=$(cpu_ticks "$DAEMON")
+idle_cpu_ms=$(( (ticks_after - ticks_before) * 1000 / $(getconf CLK_TCK) ))
+if [ "$IDLE_SECONDS" -gt 60 ]; then sleep $((IDLE_SECONDS - 60)); fi
+rss_idle=$(rss "$DAEMON")
+
+field() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" <<<"$2"; }
+size_kb() { echo $(( $(stat -c %s "$1") / 1024 )); }
+{
+    echo "| measure | cast-gateway | pychromecast 14.0.10 |"
+    echo "|---|---|---|"
+    echo "| command issued → frame written, p50 / p99 ($(field commands "$latency") commands) | $(field p50_us "$latency") µs / $(field p99_us "$latency") µs | — |"
+    echo "| process start → connected + receiver status, median / max of $STARTS | $(field p50_ms "$startup") ms / $(field max_ms "$startup") ms | — |"
+    echo "| connect + launch + load + pause, wall time | $(field seconds "$ours") s | $(field seconds "$theirs") s |"
+    echo "| RSS after that scenario | $(( $(field rss_kb "$ours") / 1024 )) MB ($(field rss_kb "$ours") kB) | $(( $(field rss_kb "$theirs") / 1024 )) MB ($(field rss_kb "$theirs") kB) |"
+    echo "| daemon RSS following a playing session, at start / after ${IDLE_SECONDS} s idle | ${rss_start} kB / ${rss_idle} kB | — |"
+    echo "| daemon CPU time while idle for 60 s | ${idle_cpu_ms} ms | — |"
+    echo "| stripped binaries (static Swift stdlib) | cast-gateway $(size_kb "$OUT/cast-gateway") kB, cast-receiver-sim $(size_kb "$OUT/cast-receiver-sim") kB | — |"
+} | tee "$OUT/results.md"
+echo "machine: $(nproc) cores, $(uname -m), $(swift --version 2>/dev/null | head -1)" | tee -a "$OUT/results.md"

@@ -10,8 +10,10 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$REPO/build/fuzz
 mkdir -p "$OUT/corpus" "$OUT/artifacts"
 
+# gold warns once per ASan helper symbol ("Cannot export local symbol"); harmless.
 swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name CastProtocolFuzz \
-    "$REPO"/Sources/CastProtocol/*.swift "$REPO/Fuzz/FuzzCastDecoding.swift" -o "$OUT/fuzz-cast-decoding"
+    "$REPO"/Sources/CastProtocol/*.swift "$REPO/Fuzz/FuzzCastDecoding.swift" -o "$OUT/fuzz-cast-decoding" \
+    2> >(grep -v "Cannot export local symbol" >&2)
 
 # Seeds: a few well-formed frames, protobuf bodies and JSON payloads.
 python3 - "$OUT/corpus" <<'PY'

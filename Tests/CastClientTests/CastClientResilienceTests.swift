@@ -99,18 +99,12 @@ final class CastClientResilienceTests: XCTestCase {
     func testRequestsTimeOutWithAClearError() async throws {
         let harness = try ClientHarness()
         await harness.startConnected()
-        var faults = SimulatorFaults()
-        faults.replyDelay = .seconds(60)
-        await harness.simulator.setFaults(faults)
+        await harness.delayReplies(by: .seconds(60))
         let client = harness.client
         let attempt = Task { try await client.setVolume(level: 0.2) }
         await harness.clock.settle()
         await harness.clock.advance(by: .seconds(11))
-        do {
-            try await attempt.value
-            XCTFail("expected a timeout")
-        } catch let error as CastError {
-            XCTAssertEqual(error.code, .timeout)
+        if let error = await expectCastError(.timeout, { try await attempt.value }) {
             XCTAssertTrue(error.message.contains("SET_VOLUME") && error.message.contains("10 s"), error.message)
         }
         await harness.client.stop()
@@ -119,19 +113,12 @@ final class CastClientResilienceTests: XCTestCase {
     func testDisconnectMidRequestFailsItAtOnce() async throws {
         let harness = try ClientHarness()
         await harness.startConnected()
-        var faults = SimulatorFaults()
-        faults.replyDelay = .seconds(5)
-        await harness.simulator.setFaults(faults)
+        await harness.delayReplies(by: .seconds(5))
         let client = harness.client
         let attempt = Task { try await client.setMuted(true) }
         await harness.clock.settle()
         await harness.simulator.dropAllConnections()
-        do {
-            try await attempt.value
-            XCTFail("expected a failure")
-        } catch let error as CastError {
-            XCTAssertEqual(error.code, .disconnected)
-        }
+        _ = await expectCastError(.disconnected) { try await attempt.value }
         await harness.client.stop()
     }
 
@@ -148,11 +135,7 @@ final class CastClientResilienceTests: XCTestCase {
         faults.launchErrorReason = "NOT_FOUND"
         faults.launchErrorCount = nil
         await harness.simulator.setFaults(faults)
-        do {
-            try await harness.client.launch(appID: "ABCDEF12")
-            XCTFail("expected LAUNCH_ERROR")
-        } catch let error as CastError {
-            XCTAssertEqual(error.code, .launchFailed)
+        if let error = await expectCastError(.launchFailed, { try await harness.client.launch(appID: "ABCDEF12") }) {
             XCTAssertEqual(error.reason, "NOT_FOUND")
             XCTAssertTrue(error.message.contains("app-id"), "the message should say what to check: \(error.message)")
         }
@@ -197,10 +180,7 @@ final class CastClientResilienceTests: XCTestCase {
         XCTAssertEqual(harness.shared.connections.withLock { $0.count }, 1)
 
         receiverEnd.enqueue([0x7F, 0xFF, 0xFF, 0xFF], completion: nil)  // 2 GB frame: framing is lost
-        let dropped = await eventually {
-            if case .waitingToReconnect = await harness.state().phase { return true }
-            return false
-        }
+        let dropped = await harness.waitUntilReconnecting()
         XCTAssertTrue(dropped)
         let snapshot12 = await harness.state()
         XCTAssertEqual(snapshot12.lastError?.code, .protocolError)
@@ -214,15 +194,8 @@ final class CastClientResilienceTests: XCTestCase {
         let harness = try ClientHarness()
         harness.shared.reachable.withLock { $0 = false }
         await harness.client.start()
-        _ = await eventually {
-            if case .waitingToReconnect = await harness.state().phase { return true }
-            return false
-        }
-        do {
-            try await harness.client.play()
-            XCTFail("expected notConnected")
-        } catch let error as CastError {
-            XCTAssertEqual(error.code, .notConnected)
+        _ = await harness.waitUntilReconnecting()
+        if let error = await expectCastError(.notConnected, { try await harness.client.play() }) {
             XCTAssertTrue(error.message.contains("reconnecting in"), error.message)
             XCTAssertTrue(error.message.contains("unreachable"), error.message)
         }

@@ -59,11 +59,7 @@ final class CastClientTests: XCTestCase {
         let harness = try ClientHarness()
         await harness.startConnected()
         try await harness.loadVideo()
-        do {
-            try await harness.client.next()
-            XCTFail("next on a one-item queue must be refused")
-        } catch let error as CastError {
-            XCTAssertEqual(error.code, .unsupportedCommand)
+        if let error = await expectCastError(.unsupportedCommand, { try await harness.client.next() }) {
             XCTAssertTrue(error.message.contains("next"), error.message)
         }
         XCTAssertFalse(harness.sentTypes(on: CastNamespace.media).contains("QUEUE_UPDATE"))
@@ -160,12 +156,7 @@ final class CastClientTests: XCTestCase {
         XCTAssertTrue(gone)
         let snapshot6 = await harness.state()
         XCTAssertNil(snapshot6.media)
-        do {
-            try await harness.client.pause()
-            XCTFail("pause with nothing loaded must fail")
-        } catch let error as CastError {
-            XCTAssertEqual(error.code, .noMediaSession)
-        }
+        _ = await expectCastError(.noMediaSession) { try await harness.client.pause() }
         await harness.client.stop()
     }
 }

@@ -64,6 +64,21 @@ final class ClientHarness: Sendable {
         sentMessages().filter { $0.namespace == namespace }.compactMap { try? $0.jsonPayload()["type"]?.stringValue }
     }
 
+    /// Waits until the client is between connection attempts.
+    func waitUntilReconnecting() async -> Bool {
+        await eventually {
+            if case .waitingToReconnect = await client.currentState.phase { return true }
+            return false
+        }
+    }
+
+    /// Makes the simulator hold every reply for `delay`.
+    func delayReplies(by delay: Duration) async {
+        var faults = await simulator.faults
+        faults.replyDelay = delay
+        await simulator.setFaults(faults)
+    }
+
     /// Loads a 100-second test video and waits until it plays.
     func loadVideo(title: String = "Test Video", tracks: [MediaTrack] = [], file: StaticString = #filePath, line: UInt = #line) async throws {
         let media = MediaInformation(contentID: "http://media.test/video.mp4", contentType: "video/mp4",

@@ -21,6 +21,11 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CAvahi",
+            pkgConfig: "avahi-client",
+            providers: [.apt(["libavahi-client-dev"])]
+        ),
         .target(
             name: "CShims",
             dependencies: ["COpenSSL"]
@@ -34,6 +39,7 @@ let package = Package(
         // MARK: I/O
         .target(name: "TLS", dependencies: ["COpenSSL", "CShims", "SystemSupport"]),
         .target(name: "CastClient", dependencies: ["CastProtocol", "SystemSupport"]),
+        .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport"]),
 
         // MARK: Core and tools
         .target(
@@ -46,11 +52,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "cast-gateway",
-            dependencies: ["GatewayCore", "CastClient", "TLS", "ReceiverSimulator", "SystemSupport"]
+            dependencies: ["GatewayCore", "CastClient", "Discovery", "TLS", "ReceiverSimulator", "SystemSupport"]
         ),
         .executableTarget(
             name: "cast-receiver-sim",
-            dependencies: ["ReceiverSimulator", "TLS", "SystemSupport"]
+            dependencies: ["ReceiverSimulator", "Discovery", "TLS", "SystemSupport"]
         ),
 
         .executableTarget(
@@ -66,6 +72,7 @@ let package = Package(
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "CastProtocolTests", dependencies: ["CastProtocol"]),
+        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "GatewayModel"]),
         .testTarget(
             name: "CastClientTests",
             dependencies: ["CastClient", "CastProtocol", "TestSupport", "TLS", "ReceiverSimulator"]

@@ -17,7 +17,7 @@ BIN=$(swift build --show-bin-path)
 # process that crashes cannot. Kill whatever still runs from this build.
 reap_strays() {
     local strays
-    strays=$(pgrep -f "^$BIN/cast-" || true)
+    strays=$( (pgrep -f "^$BIN/cast-"; pgrep -f "cast-gateway-test-") | grep -vx "$$" || true)
     if [ -n "$strays" ]; then
         echo "run-all: killing processes left behind by a test: $strays" >&2
         kill -9 $strays 2>/dev/null || true

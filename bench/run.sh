@@ -71,26 +71,35 @@ DAEMON=$!
 pids+=("$DAEMON")
 sleep 2
 rss() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+# Private anonymous memory (heap, stacks): what the process itself allocated.
+anon() { awk '/^Pss_Anon:/ {print $2}' "/proc/$1/smaps_rollup"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 rss_start=$(rss "$DAEMON")
+anon_start=$(anon "$DAEMON")
 ticks_before=$(cpu_ticks "$DAEMON")
 sleep 60
 ticks_after=$(cpu_ticks "$DAEMON")
 idle_cpu_ms=$(( (ticks_after - ticks_before) * 1000 / $(getconf CLK_TCK) ))
 if [ "$IDLE_SECONDS" -gt 60 ]; then sleep $((IDLE_SECONDS - 60)); fi
 rss_idle=$(rss "$DAEMON")
+anon_idle=$(anon "$DAEMON")
+
+discovery=$(python3 bench/discovery.py "$OUT" 5)
 
 field() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" <<<"$2"; }
+ms() { awk -v s="$1" 'BEGIN { printf "%.1f ms", s * 1000 }'; }
 size_kb() { echo $(( $(stat -c %s "$1") / 1024 )); }
 {
     echo "| measure | cast-gateway | pychromecast 14.0.10 |"
     echo "|---|---|---|"
     echo "| command issued → frame written, p50 / p99 ($(field commands "$latency") commands) | $(field p50_us "$latency") µs / $(field p99_us "$latency") µs | — |"
     echo "| process start → connected + receiver status, median / max of $STARTS | $(field p50_ms "$startup") ms / $(field max_ms "$startup") ms | — |"
-    echo "| connect + launch + load + pause, wall time | $(field seconds "$ours") s | $(field seconds "$theirs") s |"
+    echo "| connect + launch + load + pause, wall time | $(ms "$(field seconds "$ours")") | $(ms "$(field seconds "$theirs")") |"
     echo "| RSS after that scenario | $(( $(field rss_kb "$ours") / 1024 )) MB ($(field rss_kb "$ours") kB) | $(( $(field rss_kb "$theirs") / 1024 )) MB ($(field rss_kb "$theirs") kB) |"
     echo "| daemon RSS following a playing session, at start / after ${IDLE_SECONDS} s idle | ${rss_start} kB / ${rss_idle} kB | — |"
+    echo "| of which private anonymous memory (heap, stacks), at start / after ${IDLE_SECONDS} s | ${anon_start} kB / ${anon_idle} kB | — |"
     echo "| daemon CPU time while idle for 60 s | ${idle_cpu_ms} ms | — |"
+    echo "| mDNS publish → connected / re-publish on a new port → reconnected (median of 5) | $(field publish_to_connected_median_ms "$discovery") ms / $(field republish_to_reconnected_median_ms "$discovery") ms | — |"
     echo "| stripped binaries (static Swift stdlib) | cast-gateway $(size_kb "$OUT/cast-gateway") kB, cast-receiver-sim $(size_kb "$OUT/cast-receiver-sim") kB | — |"
 } | tee "$OUT/results.md"
 echo "machine: $(nproc) cores, $(uname -m), $(swift --version 2>/dev/null | head -1)" | tee -a "$OUT/results.md"

@@ -39,8 +39,13 @@ public struct CommandInterpreter: Sendable {
                     lines.append("  subtitles: " + tracks.map { "\($0.id)=\($0.name)\($0.active ? " (on)" : "")" }.joined(separator: ", "))
                 }
                 return lines
-            case .devices, .use:
-                return ["error: device discovery (mDNS) is not in this build; the device is set by [device] host"]
+            case .devices:
+                let state = await gateway.state
+                var lines = DeviceList.table(state.devices, current: state.deviceAddress)
+                if let problem = state.discoveryProblem { lines.append("(discovery: \(problem))") }
+                return lines
+            case .use(let query):
+                try await gateway.use(query)
             case .keys:
                 return ["no remote inputs in this build yet"]
             case .json:

@@ -26,7 +26,8 @@ extension Gateway {
             try await requireClient().load(CastRequest(url: preset.url, title: preset.title).loadRequest)
             return
         case .selectNextDevice:
-            throw GatewayError(.unavailable, "selecting another device needs mDNS discovery, which this build does not have yet")
+            try await selectNextDevice()
+            return
         case .tvPowerOn, .tvStandby:
             throw GatewayError(.unavailable, "TV power control needs HDMI-CEC, which this build does not have yet")
         default:

@@ -4,34 +4,44 @@ import GatewayModel
 import SystemSupport
 
 /// The core: owns the Cast client, carries out actions from every input,
-/// and publishes one `GatewayState` that every output renders.
+/// follows the device through discovery, and publishes one `GatewayState`
+/// that every output renders.
 public actor Gateway {
+    /// Which device the gateway controls.
+    enum Target: Equatable {
+        case none
+        /// A fixed address (config `host`, or `--device`).
+        case address(host: String, port: UInt16)
+        /// A friendly name or id, resolved through discovery.
+        case discovered(String)
+    }
+
     public nonisolated let configuration: GatewayConfiguration
     public nonisolated let timeSource: any TimeSource
-    let client: CastClient?
     let broadcaster = StateBroadcaster(GatewayState())
     let logger = Logger(label: "gateway")
+    private let connector: CastClient.Connector
+    private let version: String
+    private(set) var client: CastClient?
+    private var target: Target
+    private var discovery = DiscoverySnapshot()
     private var actionError: GatewayState.Problem?
     private var clientState: CastClientState?
-    private var followTask: Task<Void, Never>?
+    private var clientTask: Task<Void, Never>?
+    private var discoveryTask: Task<Void, Never>?
+    private var started = false
 
-    /// Builds the gateway. Only a `host:port` target can be used directly;
-    /// friendly names and ids need mDNS discovery.
     public init(configuration: GatewayConfiguration, connector: @escaping CastClient.Connector,
                 timeSource: any TimeSource = SystemTimeSource(), version: String = "0.1.0") {
         self.configuration = configuration
+        self.connector = connector
         self.timeSource = timeSource
-        if case .address(let host, let port) = configuration.device {
-            client = CastClient(
-                configuration: CastClient.Configuration(
-                    host: host, port: port, appID: configuration.appID,
-                    allowsAndroidReceiver: configuration.allowsAndroidReceiver,
-                    launchCredentials: configuration.credentials,
-                    senderInfo: ConnectionMessages.SenderInfo(userAgent: "cast-gateway/\(version)", version: version,
-                                                              systemVersion: "Linux")),
-                connector: connector, timeSource: timeSource)
-        } else {
-            client = nil
+        self.version = version
+        target = switch configuration.device {
+        case .address(let host, let port)?: .address(host: host, port: port)
+        case .name(let name)?: .discovered(name)
+        case .id(let id)?: .discovered(id)
+        case nil: .none
         }
     }
 
@@ -40,43 +50,135 @@ public actor Gateway {
 
     public var state: GatewayState { broadcaster.current }
 
-    /// Starts connecting to the device and following its state.
-    public func start() async {
-        guard followTask == nil else { return }
+    /// Whether the configured target needs discovery (a name or an id).
+    public nonisolated var needsDiscovery: Bool {
         switch configuration.device {
-        case .none:
-            logger.warning("no device configured: set [device] host in the config file")
-        case .name(let name):
-            logger.error("[device] name = \(name) needs mDNS discovery, which this build does not have yet; set [device] host = HOST[:PORT]")
-        case .id(let id):
-            logger.error("[device] id = \(id) needs mDNS discovery, which this build does not have yet; set [device] host = HOST[:PORT]")
-        case .address:
-            break
+        case .name?, .id?: true
+        default: false
         }
-        guard let client else {
-            publish()
-            return
-        }
-        await client.start()
-        let states = client.states()
-        followTask = Task {
-            for await snapshot in states {
-                self.clientChanged(snapshot)
+    }
+
+    /// Starts connecting to a fixed device; a named one waits for discovery.
+    public func start() async {
+        guard !started else { return }
+        started = true
+        if target == .none { logger.warning("no device configured: set [device] host, name or id in the config file") }
+        await reconcileTarget()
+    }
+
+    /// Follows discovery snapshots (from the mDNS browser) until they end.
+    public func follow(discovery snapshots: AsyncStream<DiscoverySnapshot>) {
+        discoveryTask?.cancel()
+        discoveryTask = Task {
+            for await snapshot in snapshots {
+                await self.discoveryChanged(snapshot)
             }
         }
     }
 
     /// Stops the client; the app on the device keeps running.
     public func stop() async {
-        followTask?.cancel()
-        followTask = nil
-        await client?.stop()
+        discoveryTask?.cancel()
+        discoveryTask = nil
+        await replaceClient(with: nil)
     }
+
+    // MARK: Device selection
+
+    /// Controls the device whose friendly name or id is `query` (from the table).
+    public func use(_ query: String) async throws {
+        guard let device = discovery.device(matching: query) else {
+            let known = discovery.devices.map { "\"\($0.name)\"" }.joined(separator: ", ")
+            throw GatewayError(.badArgument, "no device named \"\(query)\" on the network\(known.isEmpty ? "" : "; found: \(known)")")
+        }
+        logger.notice("now controlling \"\(device.name)\" at \(device.address)")
+        target = .discovered(device.id)
+        await reconcileTarget()
+    }
+
+    /// Moves to the next device of the table (sorted by name), wrapping around.
+    func selectNextDevice() async throws {
+        let devices = discovery.devices
+        guard !devices.isEmpty else {
+            throw GatewayError(.unavailable, discovery.problem.map { "no devices found: \($0)" } ?? "no Cast devices found on the network")
+        }
+        let current = devices.firstIndex { $0.address == clientState?.deviceAddress || targetMatches($0) }
+        let next = devices[((current ?? -1) + 1) % devices.count]
+        try await use(next.id)
+    }
+
+    private func targetMatches(_ device: CastDevice) -> Bool {
+        if case .discovered(let query) = target { return device.matches(query) }
+        return false
+    }
+
+    private func discoveryChanged(_ snapshot: DiscoverySnapshot) async {
+        discovery = snapshot
+        await reconcileTarget()
+        publish()
+    }
+
+    /// Makes the client match the target: create, retarget or stop it.
+    private func reconcileTarget() async {
+        guard started else { return }
+        switch target {
+        case .none:
+            await replaceClient(with: nil)
+        case .address(let host, let port):
+            await ensureClient(host: host, port: port)
+        case .discovered(let query):
+            if let device = discovery.device(matching: query) {
+                await ensureClient(host: device.host, port: device.port)
+            } else if client != nil {
+                logger.notice("\"\(query)\" left the network; waiting for it to reappear")
+                await replaceClient(with: nil)
+            }
+        }
+        publish()
+    }
+
+    private func ensureClient(host: String, port: UInt16) async {
+        if let client {
+            let address = await client.configuration
+            if address.host != host || address.port != port { await client.retarget(host: host, port: port) }
+            return
+        }
+        let client = CastClient(
+            configuration: CastClient.Configuration(
+                host: host, port: port, appID: configuration.appID,
+                allowsAndroidReceiver: configuration.allowsAndroidReceiver,
+                launchCredentials: configuration.credentials,
+                senderInfo: ConnectionMessages.SenderInfo(userAgent: "cast-gateway/\(version)", version: version,
+                                                          systemVersion: "Linux")),
+            connector: connector, timeSource: timeSource)
+        await replaceClient(with: client)
+    }
+
+    private func replaceClient(with newClient: CastClient?) async {
+        clientTask?.cancel()
+        clientTask = nil
+        if let old = client { await old.stop() }
+        client = newClient
+        clientState = nil
+        guard let newClient else {
+            publish()
+            return
+        }
+        await newClient.start()
+        let states = newClient.states()
+        clientTask = Task {
+            for await snapshot in states {
+                self.clientChanged(snapshot, from: newClient)
+            }
+        }
+    }
+
+    // MARK: Waiting (one-shot commands)
 
     /// Waits until the device is connected, or fails with the reason it is not.
     public func waitUntilConnected(timeout: Duration) async throws {
         let client = try requireClient()
-        try await waitFor(client, timeout: timeout, what: "connect to \(client.configuration.address)") { state in
+        try await waitFor(client, timeout: timeout, what: "connect to \(await client.configuration.address)") { state in
             if state.phase == .connected { return true }
             if case .waitingToReconnect = state.phase, let error = state.lastError { throw error }
             return false
@@ -110,15 +212,21 @@ public actor Gateway {
     }
 
     func requireClient() throws -> CastClient {
-        guard let client else {
-            throw GatewayError(.noDevice, "no device to control: set [device] host = HOST[:PORT] (or use --device)")
+        if let client { return client }
+        switch target {
+        case .discovered(let query):
+            var message = "\"\(query)\" has not been found on the network"
+            if let problem = discovery.problem { message += " (\(problem))" }
+            throw GatewayError(.noDevice, message)
+        default:
+            throw GatewayError(.noDevice, "no device to control: set [device] host, name or id (or use --device)")
         }
-        return client
     }
 
     // MARK: State
 
-    private func clientChanged(_ snapshot: CastClientState) {
+    private func clientChanged(_ snapshot: CastClientState, from source: CastClient) {
+        guard source === client else { return }
         clientState = snapshot
         publish()
     }
@@ -143,9 +251,11 @@ public actor Gateway {
 
     private func publish() {
         var state = GatewayState()
+        state.devices = discovery.devices
+        state.discoveryProblem = discovery.problem
         if let snapshot = clientState {
             state.deviceAddress = snapshot.deviceAddress
-            state.deviceName = snapshot.deviceAddress
+            state.deviceName = discovery.devices.first { $0.address == snapshot.deviceAddress }?.name ?? snapshot.deviceAddress
             switch snapshot.phase {
             case .idle, .connecting: state.link = .connecting
             case .connected: state.link = .connected
@@ -174,10 +284,17 @@ public actor Gateway {
             if let error = snapshot.lastError {
                 state.lastError = GatewayState.Problem(code: error.code.rawValue, message: error.message)
             }
-        } else if case .address(let host, let port) = configuration.device {
-            state.deviceAddress = "\(host):\(port)"
-            state.deviceName = state.deviceAddress
-            state.link = .connecting
+        } else {
+            switch target {
+            case .none: state.link = .noDevice
+            case .address(let host, let port):
+                state.deviceAddress = "\(host):\(port)"
+                state.deviceName = state.deviceAddress
+                state.link = .connecting
+            case .discovered(let query):
+                state.deviceName = query
+                state.link = client == nil ? .searching(query) : .connecting
+            }
         }
         if let actionError { state.lastError = actionError }
         broadcaster.publish(state)

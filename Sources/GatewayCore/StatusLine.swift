@@ -10,6 +10,10 @@ public enum StatusLine {
             return "* NO DEVICE (set [device] host)"
         case .connecting:
             return "* CONNECTING \(state.deviceName)"
+        case .searching(let query):
+            var line = "* SEARCHING for \"\(query)\" on the network"
+            if let problem = state.discoveryProblem { line += ": \(problem)" }
+            return line
         case .reconnecting(let retryIn):
             var line = "* OFFLINE \(state.deviceName) (retry in \(formatRetry(retryIn)))"
             if let error = state.lastError { line += ": \(error.message)" }
@@ -50,6 +54,26 @@ public enum StatusLine {
     }
 }
 
+/// Decides which states are worth a line in the log or on the console:
+/// a meaningful change (`StatusLine.summaryKey`) that also reads differently.
+public struct StatusAnnouncer: Sendable {
+    private var lastKey = ""
+    private var lastLine = ""
+
+    public init() {}
+
+    /// The line to announce for `state`, or nil when nothing worth saying changed.
+    public mutating func announcement(for state: GatewayState, now: Double) -> String? {
+        let key = StatusLine.summaryKey(state)
+        guard key != lastKey else { return nil }
+        lastKey = key
+        let line = StatusLine.render(state, now: now)
+        guard line != lastLine else { return nil }
+        lastLine = line
+        return line
+    }
+}
+
 extension StatusLine {
     /// What makes a status worth announcing: link, app, player, title, volume
     /// and error, but not the ticking position.
@@ -59,9 +83,10 @@ extension StatusLine {
         case .connecting: "connecting"
         case .connected: "connected"
         case .reconnecting: "reconnecting"
+        case .searching(let query): "searching \(query)"
         }
         let volume = state.volume.map { String(Int(($0 * 100).rounded())) } ?? "-"
-        return [link, state.appID ?? "-", state.player.rawValue, state.title ?? "-", volume, "\(state.muted)",
+        return [link, state.deviceAddress, state.discoveryProblem ?? "-", state.appID ?? "-", state.player.rawValue, state.title ?? "-", volume, "\(state.muted)",
                 state.lastError?.message ?? "-"].joined(separator: "|")
     }
 }

@@ -8,6 +8,8 @@ public struct GatewayState: Sendable, Equatable {
         case connected
         /// Lost or unreachable; retrying in this many seconds.
         case reconnecting(retryInSeconds: Double)
+        /// The device named in the config is not on the network (mDNS) right now.
+        case searching(String)
     }
 
     public enum Player: String, Sendable {
@@ -48,6 +50,10 @@ public struct GatewayState: Sendable, Equatable {
     public var volume: Double?
     public var muted: Bool = false
     public var lastError: Problem?
+    /// Cast devices seen on the network, sorted by name.
+    public var devices: [CastDevice] = []
+    /// Why discovery does not work right now (nil when it does or is not used).
+    public var discoveryProblem: String?
 
     public init() {}
 

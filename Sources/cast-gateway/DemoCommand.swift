@@ -35,12 +35,10 @@ func runDemo(_ arguments: inout ArgumentReader) async throws -> Int32 {
         """)
     await gateway.start()
     let printer = Task {
-        var last = ""
+        var announcer = StatusAnnouncer()
         for await state in gateway.states() {
-            let key = StatusLine.summaryKey(state)
-            if key != last {
-                last = key
-                StandardOutput.line(StatusLine.render(state, now: gateway.timeSource.now.seconds))
+            if let line = announcer.announcement(for: state, now: gateway.timeSource.now.seconds) {
+                StandardOutput.line(line)
             }
         }
     }

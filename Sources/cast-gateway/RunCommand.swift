@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Discovery
 import GatewayCore
 import GatewayModel
 import SystemSupport
@@ -22,16 +23,17 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
     for warning in configuration.warnings { logger.warning(warning) }
     let gateway = Gateway(configuration: configuration, connector: try makeTLSConnector(), version: gatewayVersion)
     logger.notice("cast-gateway \(gatewayVersion) starting with \(path)")
+    // Discovery runs even for a fixed host: 'devices', 'use' and next-device use it.
+    let discovery = try DeviceDiscovery()
+    discovery.start()
+    await gateway.follow(discovery: discovery.snapshots())
     await gateway.start()
     let notifier = SystemdNotifier()
     notifier.send("READY=1")
     let reporter = Task {
-        var last = ""
+        var announcer = StatusAnnouncer()
         for await state in gateway.states() {
-            let line = StatusLine.render(state, now: gateway.timeSource.now.seconds)
-            let summary = StatusLine.summaryKey(state)
-            if summary != last {
-                last = summary
+            if let line = announcer.announcement(for: state, now: gateway.timeSource.now.seconds) {
                 logger.notice(line)
                 notifier.send("STATUS=\(line)")
             }
@@ -48,6 +50,7 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
     notifier.send("STOPPING=1")
     reporter.cancel()
     await gateway.stop()
+    discovery.stop()
     return ExitCode.ok
 }
 

@@ -10,6 +10,8 @@ let usage = """
       control ACTION --device HOST[:PORT]
                                    ACTION: play | pause | toggle | stop | next | prev |
                                    seek SECONDS|+S|-S | volume 0-100|+N|-N | mute
+      discover [--timeout S] [--json]
+                                   list the Cast devices on the network (mDNS, via avahi-daemon)
       check-config FILE            validate a config file
       --help, --version
 

@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Discovery
 import ReceiverSimulator
 import SystemSupport
 import TLS
@@ -9,6 +10,7 @@ import TLS
 let usage = """
     usage: cast-receiver-sim [--port N] [--bind ADDRESS] [--name NAME] [--id HEX]
                              [--log FILE] [--state FILE] [--log-level LEVEL] [--fixed-volume]
+                             [--publish NAME] [--model MODEL] [--group]
                              [--ping-interval SECONDS]
                              [--drop-after N] [--ignore-pings] [--launch-error REASON[:COUNT]]
                              [--fail-load] [--delay-ms N] [--byte-by-byte]
@@ -24,9 +26,26 @@ let usage = """
     --log FILE appends one JSON object per received message (the payload text
     exactly as received, under "data"). --state FILE keeps the running app and
     player across restarts, like a real receiver whose network link was cut.
+    --publish NAME announces the simulator over mDNS (avahi-daemon) as a
+    _googlecast._tcp device with that friendly name (--group: as a Cast group).
     """
 
-func parseConfiguration() throws -> (ReceiverSimulator.Configuration, host: String, port: UInt16)? {
+/// mDNS settings from the command line.
+struct PublishSettings {
+    var name: String
+    var model: String
+    var group: Bool
+}
+
+/// Everything the command line sets.
+struct SimulatorOptions {
+    var configuration: ReceiverSimulator.Configuration
+    var host: String
+    var port: UInt16
+    var publish: PublishSettings?
+}
+
+func parseOptions() throws -> SimulatorOptions? {
     var arguments = ArgumentReader(CommandLine.arguments.dropFirst())
     if arguments.flag("--help") || arguments.flag("-h") {
         StandardOutput.line(usage)
@@ -55,20 +74,28 @@ func parseConfiguration() throws -> (ReceiverSimulator.Configuration, host: Stri
     configuration.faults.failLoads = arguments.flag("--fail-load")
     if let delay = try arguments.intOption("--delay-ms", in: 0...600_000) { configuration.faults.replyDelay = .milliseconds(delay) }
     configuration.faults.writeByteByByte = arguments.flag("--byte-by-byte")
+    let model = try arguments.option("--model") ?? "Cast Receiver Simulator"
+    let group = arguments.flag("--group")
+    var publish: PublishSettings?
+    if let name = try arguments.option("--publish") {
+        configuration.friendlyName = name
+        publish = PublishSettings(name: name, model: model, group: group)
+    }
     _ = try arguments.finish(maximumPositionals: 0)
-    return (configuration, host, UInt16(port))
+    return SimulatorOptions(configuration: configuration, host: host, port: UInt16(port), publish: publish)
 }
 
 func runSimulator() async -> Int32 {
     SignalStream.ignoreBrokenPipes()
-    let parsed: (ReceiverSimulator.Configuration, host: String, port: UInt16)?
+    let parsed: SimulatorOptions?
     do {
-        parsed = try parseConfiguration()
+        parsed = try parseOptions()
     } catch {
         Logger(label: "cast-receiver-sim").error("\(error)\n\(usage)")
         return ExitCode.usage
     }
-    guard let (configuration, host, port) = parsed else { return ExitCode.ok }
+    guard let options = parsed else { return ExitCode.ok }
+    let (configuration, host, port) = (options.configuration, options.host, options.port)
     let logger = Logger(label: "cast-receiver-sim")
     let simulator: ReceiverSimulator
     let listener: TLSListener
@@ -81,6 +108,19 @@ func runSimulator() async -> Int32 {
     } catch {
         logger.error("cannot start: \(error)")
         return ExitCode.unavailable
+    }
+    var publisher: AvahiPublisher?
+    if let settings = options.publish {
+        let capabilities = settings.group ? 4 | 32 | 2048 : 4101
+        let txt = ["id=\(configuration.deviceID)", "cd=\(configuration.deviceID.prefix(16).uppercased())", "rm=",
+                   "ve=05", "md=\(settings.model)", "ic=/setup/icon.png", "fn=\(settings.name)", "ca=\(capabilities)",
+                   "st=0", "bs=FA8FCA000000", "nf=1", "rs="]
+        do {
+            publisher = try AvahiPublisher(name: settings.name, port: listener.port, txt: txt)
+            publisher?.start()
+        } catch {
+            logger.error("cannot publish over mDNS: \(error)")
+        }
     }
     let accepting = Task {
         for await connection in listener.connections { await simulator.serve(connection) }
@@ -96,6 +136,7 @@ func runSimulator() async -> Int32 {
         break
     }
     controlling.cancel()
+    publisher?.stop()
     listener.close()
     accepting.cancel()
     await simulator.dropAllConnections()

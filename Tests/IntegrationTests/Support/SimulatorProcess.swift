@@ -14,10 +14,12 @@ final class SimulatorProcess {
     let logURL: URL
 
     /// Starts the simulator (port 0: any free port) and waits until it listens.
-    init(directory: URL, port: Int = 0, logName: String = "sim.jsonl", extraArguments: [String] = []) throws {
+    init(directory: URL, port: Int = 0, logName: String = "sim.jsonl", extraArguments: [String] = [],
+         environment: [String: String] = [:]) throws {
         logURL = directory.appendingPathComponent(logName)
         process = try ManagedProcess(BuildProducts.path("cast-receiver-sim"),
-                                     ["--port", String(port), "--log", logURL.path, "--ping-interval", "5"] + extraArguments)
+                                     ["--port", String(port), "--log", logURL.path, "--ping-interval", "5"] + extraArguments,
+                                     environment: environment)
         guard let line = process.waitForLine(timeout: 10, where: { $0.hasPrefix("listening ") }),
               let bound = Int(line.split(separator: " ")[2]) else {
             process.stop()

@@ -1,0 +1,77 @@
+import CAvahi
+import SystemSupport
+
+/// Publishes one `_googlecast._tcp` service (the receiver simulator's
+/// `--publish`), re-registering it whenever avahi-daemon comes back and
+/// picking an alternative name on a collision.
+public final class AvahiPublisher: AvahiClientOwner, @unchecked Sendable {
+    private var name: String
+    private let port: UInt16
+    private let txt: [String]
+    private let serviceType: String
+    /// Guarded by the poll lock.
+    private var group: OpaquePointer?
+
+    /// `txt` entries are `key=value` strings.
+    public init(name: String, port: UInt16, txt: [String], serviceType: String = AvahiBrowser.castServiceType) throws {
+        self.name = name
+        self.port = port
+        self.txt = txt
+        self.serviceType = serviceType
+        try super.init(label: "mdns-publish")
+    }
+
+    public override func start() { super.start() }
+
+    /// Withdraws the service (sends the goodbye) and stops.
+    public override func stop() { super.stop() }
+
+    override func report(_ message: String) {
+        logger.warning("cannot publish \"\(name)\": \(message)")
+    }
+
+    override func releaseObjects() {
+        if let group { avahi_entry_group_free(group) }
+        group = nil
+    }
+
+    override func clientRunning(_ client: OpaquePointer) {
+        releaseObjects()
+        guard let group = avahi_entry_group_new(client, { _, state, userdata in
+            guard let userdata else { return }
+            Unmanaged<AvahiPublisher>.fromOpaque(userdata).takeUnretainedValue().groupStateChanged(state)
+        }, Unmanaged.passUnretained(self).toOpaque()) else {
+            report(String(cString: avahi_strerror(avahi_client_errno(client))))
+            return
+        }
+        self.group = group
+        register(on: client, group: group)
+    }
+
+    private func register(on client: OpaquePointer, group: OpaquePointer) {
+        var list: UnsafeMutablePointer<AvahiStringList>?
+        for entry in txt.reversed() { list = avahi_string_list_add(list, entry) }
+        defer { avahi_string_list_free(list) }
+        let added = avahi_entry_group_add_service_strlst(
+            group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(rawValue: 0),
+            name, serviceType, nil, nil, port, list)
+        guard added == 0, avahi_entry_group_commit(group) == 0 else {
+            report(String(cString: avahi_strerror(avahi_client_errno(client))))
+            return
+        }
+        logger.info("publishing \"\(name)\" (\(serviceType)) on port \(port)")
+    }
+
+    private func groupStateChanged(_ state: AvahiEntryGroupState) {
+        guard state == AVAHI_ENTRY_GROUP_COLLISION, let group, let client else { return }
+        let alternative = avahi_alternative_service_name(name)
+        let previous = name
+        if let alternative {
+            name = String(cString: alternative)
+            avahi_free(alternative)
+        }
+        logger.warning("the name \"\(previous)\" is taken on the network; publishing as \"\(name)\"")
+        avahi_entry_group_reset(group)
+        register(on: client, group: group)
+    }
+}

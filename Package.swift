@@ -26,6 +26,11 @@ let package = Package(
             pkgConfig: "avahi-client",
             providers: [.apt(["libavahi-client-dev"])]
         ),
+        .systemLibrary(
+            name: "CLirc",
+            pkgConfig: "lirc",
+            providers: [.apt(["liblirc-dev"])]
+        ),
         .target(
             name: "CShims",
             dependencies: ["COpenSSL"]
@@ -40,6 +45,7 @@ let package = Package(
         .target(name: "TLS", dependencies: ["COpenSSL", "CShims", "SystemSupport"]),
         .target(name: "CastClient", dependencies: ["CastProtocol", "SystemSupport"]),
         .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport"]),
+        .target(name: "RemoteInput", dependencies: ["CLirc", "GatewayModel", "SystemSupport"]),
 
         // MARK: Core and tools
         .target(
@@ -52,7 +58,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "cast-gateway",
-            dependencies: ["GatewayCore", "CastClient", "Discovery", "TLS", "ReceiverSimulator", "SystemSupport"]
+            dependencies: ["GatewayCore", "CastClient", "Discovery", "RemoteInput", "TLS", "ReceiverSimulator", "SystemSupport"]
         ),
         .executableTarget(
             name: "cast-receiver-sim",
@@ -73,6 +79,7 @@ let package = Package(
         ),
         .testTarget(name: "CastProtocolTests", dependencies: ["CastProtocol"]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "GatewayModel"]),
+        .testTarget(name: "RemoteInputTests", dependencies: ["RemoteInput", "GatewayModel", "TestSupport"]),
         .testTarget(
             name: "CastClientTests",
             dependencies: ["CastClient", "CastProtocol", "TestSupport", "TLS", "ReceiverSimulator"]

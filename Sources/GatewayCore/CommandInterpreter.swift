@@ -47,7 +47,13 @@ public struct CommandInterpreter: Sendable {
             case .use(let query):
                 try await gateway.use(query)
             case .keys:
-                return ["no remote inputs in this build yet"]
+                let recent = await gateway.recentInputs
+                guard !recent.isEmpty else { return ["no remote keys yet"] }
+                return recent.map { "\($0.event.description) -> \($0.action?.name ?? "(not mapped)")" }
+            case .key(let name):
+                guard await gateway.inject(InputEvent(source: .console, key: name)) else {
+                    return ["error: remote input is not set up here"]
+                }
             case .json:
                 return ["error: json mode is available on the serial console"]
             case .quit:

@@ -18,6 +18,8 @@ public enum ConsoleCommand: Sendable, Equatable {
     /// nil clears them.
     case credentials(String?)
     case logLevel(LogLevel)
+    /// Presses a remote key by name (`KEY_PLAY`, or a CEC name like `PLAY`).
+    case key(String)
     case quit
 
     /// What each command does, for `help`.
@@ -34,6 +36,7 @@ public enum ConsoleCommand: Sendable, Equatable {
         creds STRING | clear   launch credentials for later launches (never shown)
         devices | use NAME     list / pick devices (needs mDNS discovery)
         keys                   recent remote keys and their actions
+        key NAME               press a remote key (KEY_PLAYPAUSE, KEY_VOLUMEUP, or CEC names like PLAY)
         log LEVEL              error, warning, notice, info, debug, trace
         json on | off          one JSON object per line, for scripts
         version | help
@@ -103,6 +106,9 @@ public enum ConsoleCommand: Sendable, Equatable {
                 throw UsageError("usage: log error|warning|notice|info|debug|trace")
             }
             self = .logLevel(level)
+        case "key":
+            guard arguments.count == 1 else { throw UsageError("usage: key NAME (e.g. key KEY_PLAYPAUSE)") }
+            self = .key(arguments[0].uppercased())
         case "json":
             guard arguments.count == 1, ["on", "off"].contains(arguments[0]) else { throw UsageError("usage: json on|off") }
             self = .json(arguments[0] == "on")

@@ -30,6 +30,9 @@ public actor Gateway {
     private var clientTask: Task<Void, Never>?
     private var discoveryTask: Task<Void, Never>?
     private var started = false
+    /// The last 20 key events and the actions they mapped to (console `keys`).
+    public private(set) var recentInputs: [(event: InputEvent, action: Action?)] = []
+    private var inputHandler: (@Sendable (InputEvent) async -> Void)?
 
     public init(configuration: GatewayConfiguration, connector: @escaping CastClient.Connector,
                 timeSource: any TimeSource = SystemTimeSource(), version: String = "0.1.0") {
@@ -81,6 +84,26 @@ public actor Gateway {
         discoveryTask?.cancel()
         discoveryTask = nil
         await replaceClient(with: nil)
+    }
+
+    // MARK: Remote input
+
+    /// Sets where injected key events (console `key NAME`) go.
+    public func setInputHandler(_ handler: @escaping @Sendable (InputEvent) async -> Void) {
+        inputHandler = handler
+    }
+
+    /// Feeds a key event to the remote-input path; false when none is set up.
+    public func inject(_ event: InputEvent) async -> Bool {
+        guard let inputHandler else { return false }
+        await inputHandler(event)
+        return true
+    }
+
+    /// Remembers a key event and its action for the console's `keys`.
+    public func recordInput(_ event: InputEvent, action: Action?) {
+        recentInputs.append((event, action))
+        if recentInputs.count > 20 { recentInputs.removeFirst(recentInputs.count - 20) }
     }
 
     // MARK: Device selection

@@ -114,6 +114,7 @@ public struct GatewayConfiguration: Sendable {
                     throw fail(entry, "unknown action '\(entry.value)'; actions: \(Action.nameForms.joined(separator: ", "))")
                 }
                 let source = String(entry.section.dropFirst("keys.".count))
+                if let problem = GatewayConfiguration.keyNameProblem(entry.key, source: source) { throw fail(entry, problem) }
                 keymaps[source, default: []].append(KeyBinding(input: entry.key, action: action, line: entry.line))
                 continue
             }
@@ -193,6 +194,29 @@ public struct GatewayConfiguration: Sendable {
             credentials = LaunchCredentials(credentials: credentialsValue, credentialsType: credentialsType)
         } else if credentialsType != nil, let entry = file.entries.first(where: { $0.key == "credentials-type" }) {
             throw fail(entry, "is set but [cast] credentials is not")
+        }
+    }
+
+    /// Why `key` is not a valid key name for `source` (`cec`, `lirc`, `evdev`), or nil.
+    static func keyNameProblem(_ key: String, source: String) -> String? {
+        switch source {
+        case "cec":
+            return RemoteKeyNames.cec.contains(key) ? nil
+                : "unknown CEC key '\(key)'; use libcec's names such as PLAY, PAUSE, VOLUME_UP, NUMBER1, F2_RED"
+        case "evdev":
+            return RemoteKeyNames.linuxInput.contains(key) ? nil
+                : "unknown input key '\(key)'; use Linux key names such as KEY_PLAY, KEY_VOLUMEUP, KEY_1"
+        default:  // lirc: REMOTE:BUTTON or BUTTON (any remote)
+            let parts = key.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            let (remote, button) = parts.count == 2 ? (parts[0], parts[1]) : ("*", parts[0])
+            guard !remote.isEmpty, !button.isEmpty, !button.contains(" ") else {
+                return "LIRC keys are REMOTE:BUTTON or *:BUTTON, e.g. *:KEY_PLAY"
+            }
+            // A named custom remote defines its own buttons; `*` and devinput use Linux key names.
+            if remote == "*" || remote.hasPrefix("devinput"), !RemoteKeyNames.linuxInput.contains(button) {
+                return "unknown button '\(button)' for remote '\(remote)'; devinput buttons are Linux key names such as KEY_PLAY"
+            }
+            return nil
         }
     }
 

@@ -27,11 +27,13 @@ func runDemo(_ arguments: inout ArgumentReader) async throws -> Int32 {
     ]
     let gateway = Gateway(configuration: configuration, connector: try makeTLSConnector(), version: gatewayVersion)
     let interpreter = CommandInterpreter(gateway: gateway, version: gatewayVersion)
+    _ = await makeRemoteControl(for: gateway, configuration: configuration)
     StandardOutput.line("""
         cast-gateway demo: a simulated TV is listening on 127.0.0.1:\(listener.port) (TLS).
         Try: cast https://media.example/movie.mp4 My Movie | pause | toggle | seek +30 | vol 40 |
              subs next | queue https://media.example/next.mp4 | next | status | help | quit
-        Presets 1 and 2 play with 'preset 1' (a remote's number keys do the same).
+        Presets 1 and 2 play with 'preset 1'. Press remote keys with 'key NAME':
+             key KEY_1 | key KEY_PLAYPAUSE | key KEY_VOLUMEUP | key PLAY (CEC) | keys
         """)
     await gateway.start()
     let printer = Task {

@@ -4,6 +4,7 @@ import Glibc
 import Discovery
 import GatewayCore
 import GatewayModel
+import RemoteInput
 import SystemSupport
 
 /// `cast-gateway run`: the daemon.
@@ -27,6 +28,10 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
     let discovery = try DeviceDiscovery()
     discovery.start()
     await gateway.follow(discovery: discovery.snapshots())
+    let remote = await makeRemoteControl(for: gateway, configuration: configuration)
+    let lirc = LircSource(socketPath: configuration.lircSocket)
+    let lircEvents = remote.follow(lirc.events)
+    lirc.start()
     await gateway.start()
     let notifier = SystemdNotifier()
     notifier.send("READY=1")
@@ -49,6 +54,8 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
     }
     notifier.send("STOPPING=1")
     reporter.cancel()
+    lirc.stop()
+    lircEvents.cancel()
     await gateway.stop()
     discovery.stop()
     return ExitCode.ok

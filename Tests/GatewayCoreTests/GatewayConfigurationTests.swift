@@ -145,3 +145,25 @@ final class GatewayConfigurationTests: XCTestCase {
         }
     }
 }
+
+final class KeymapConfigurationTests: XCTestCase {
+    private func parse(_ text: String) throws -> GatewayConfiguration {
+        try GatewayConfiguration(file: try ConfigFile(path: "gateway.conf", text: text))
+    }
+
+    func testKeyNamesAreCheckedPerSource() throws {
+        XCTAssertNoThrow(try parse("[keys.cec]\nF2_RED = preset-2\n[keys.evdev]\nKEY_RED = subtitles\n[keys.lirc]\nhotel:ANY_BUTTON = play\n*:KEY_MUTE = mute\nKEY_1 = preset-1\n"))
+        let cases: [(String, String)] = [
+            ("[keys.cec]\nRED = play\n", "unknown CEC key 'RED'"),
+            ("[keys.evdev]\nPLAY = play\n", "unknown input key 'PLAY'"),
+            ("[keys.lirc]\n*:PLAY_BUTTON = play\n", "unknown button 'PLAY_BUTTON'"),
+            ("[keys.lirc]\ndevinput-64:KEY_NOPE = play\n", "unknown button 'KEY_NOPE'"),
+            ("[keys.lirc]\n:KEY_PLAY = play\n", "REMOTE:BUTTON"),
+        ]
+        for (text, fragment) in cases {
+            XCTAssertThrowsError(try parse(text)) { error in
+                XCTAssertTrue("\(error)".contains(fragment) && "\(error)".contains("gateway.conf:2"), "\(error)")
+            }
+        }
+    }
+}

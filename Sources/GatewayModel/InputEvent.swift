@@ -1,0 +1,43 @@
+/// One key event from a remote: what the input sources produce and the
+/// keymaps consume. Sources know nothing of Cast; the core knows nothing of
+/// libcec or lircd.
+public struct InputEvent: Sendable, Equatable {
+    public enum Source: String, Sendable {
+        case cec
+        case lirc
+        case evdev
+        /// Typed at the console or demo prompt (`key NAME`).
+        case console
+    }
+
+    public var source: Source
+    /// The key's name in its source's vocabulary: libcec names for CEC
+    /// (`PLAY`), Linux input names for LIRC devinput and evdev (`KEY_PLAY`).
+    public var key: String
+    /// The LIRC remote name (`devinput-64`), if any.
+    public var remote: String?
+    /// True for auto-repeats of a held key (not for a fresh press).
+    public var isRepeat: Bool
+
+    public init(source: Source, key: String, remote: String? = nil, isRepeat: Bool = false) {
+        self.source = source
+        self.key = key
+        self.remote = remote
+        self.isRepeat = isRepeat
+    }
+
+    /// `lirc devinput-64:KEY_PLAY (repeat)` for logs and the console's `keys`.
+    public var description: String {
+        "\(source.rawValue) \(remote.map { "\($0):" } ?? "")\(key)\(isRepeat ? " (repeat)" : "")"
+    }
+}
+
+extension Action {
+    /// Whether holding a key repeats the action (volume and seek do).
+    public var repeatsWhenHeld: Bool {
+        switch self {
+        case .volumeUp, .volumeDown, .seekBy: true
+        default: false
+        }
+    }
+}

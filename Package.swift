@@ -67,7 +67,7 @@ let package = Package(
 
         .executableTarget(
             name: "cast-gateway-bench",
-            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "TLS", "SystemSupport"],
+            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "RemoteInput", "TLS", "SystemSupport"],
             path: "bench/Sources"
         ),
 
@@ -90,7 +90,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["CastProtocol", "TestSupport"],
+            dependencies: ["CastProtocol", "SystemSupport", "TestSupport"],
             exclude: ["pychromecast"]
         ),
     ],

@@ -33,6 +33,14 @@ DEVICE=127.0.0.1:$PORT
 echo "bench: simulator on $DEVICE" >&2
 
 latency=$("$OUT/cast-gateway-bench" latency --device "$DEVICE" --count "$COMMANDS")
+
+# IR key -> Cast frame, through a real lircd (no IR hardware: --driver=file).
+LIRCD_DIR=$(mktemp -d)
+lircd --nodaemon --driver=file --device=/dev/null --allow-simulate --output="$LIRCD_DIR/lircd.sock" \
+    --pidfile="$LIRCD_DIR/lircd.pid" --logfile="$LIRCD_DIR/lircd.log" /etc/lirc/lircd.conf.d/devinput.lircd.conf &
+pids+=("$!")
+while [ ! -S "$LIRCD_DIR/lircd.sock" ]; do sleep 0.05; done
+input=$("$OUT/cast-gateway-bench" input-latency --device "$DEVICE" --lircd-socket "$LIRCD_DIR/lircd.sock" --count "$COMMANDS")
 ours=$("$OUT/cast-gateway-bench" scenario --device "$DEVICE")
 
 VENV=${PYCHROMECAST_VENV:-$REPO/.build/pychromecast-14.0.10-venv}
@@ -93,6 +101,7 @@ size_kb() { echo $(( $(stat -c %s "$1") / 1024 )); }
     echo "| measure | cast-gateway | pychromecast 14.0.10 |"
     echo "|---|---|---|"
     echo "| command issued → frame written, p50 / p99 ($(field commands "$latency") commands) | $(field p50_us "$latency") µs / $(field p99_us "$latency") µs | — |"
+    echo "| lircd line read → Cast frame written, p50 / p99 ($(field events "$input") IR events) | $(field p50_us "$input") µs / $(field p99_us "$input") µs | — |"
     echo "| process start → connected + receiver status, median / max of $STARTS | $(field p50_ms "$startup") ms / $(field max_ms "$startup") ms | — |"
     echo "| connect + launch + load + pause, wall time | $(ms "$(field seconds "$ours")") | $(ms "$(field seconds "$theirs")") |"
     echo "| RSS after that scenario | $(( $(field rss_kb "$ours") / 1024 )) MB ($(field rss_kb "$ours") kB) | $(( $(field rss_kb "$theirs") / 1024 )) MB ($(field rss_kb "$theirs") kB) |"

@@ -18,12 +18,16 @@ public struct InputEvent: Sendable, Equatable {
     public var remote: String?
     /// True for auto-repeats of a held key (not for a fresh press).
     public var isRepeat: Bool
+    /// When the source read the event (for latency measurements).
+    public var receivedAt: ContinuousClock.Instant?
 
-    public init(source: Source, key: String, remote: String? = nil, isRepeat: Bool = false) {
+    public init(source: Source, key: String, remote: String? = nil, isRepeat: Bool = false,
+                receivedAt: ContinuousClock.Instant? = nil) {
         self.source = source
         self.key = key
         self.remote = remote
         self.isRepeat = isRepeat
+        self.receivedAt = receivedAt
     }
 
     /// `lirc devinput-64:KEY_PLAY (repeat)` for logs and the console's `keys`.

@@ -110,7 +110,9 @@ public final class LircSource: @unchecked Sendable {
             guard !discarding, !pending.isEmpty else { continue }
             let text = String(decoding: pending, as: UTF8.self)
             if let line = LircLine(Substring(text)) {
-                continuation.yield(line.event)
+                var event = line.event
+                event.receivedAt = ContinuousClock.now
+                continuation.yield(event)
             } else if !["BEGIN", "END", "SUCCESS", "SIGHUP"].contains(text) {
                 logger.warning("skipped a malformed lircd line: \(text.debugDescription)")
             }

@@ -5,8 +5,10 @@
 import Glibc
 #endif
 import CastClient
+import Dispatch
 import GatewayCore
 import GatewayModel
+import RemoteInput
 import Synchronization
 import SystemSupport
 import TLS
@@ -67,16 +69,82 @@ func scenario(device: String) async throws {
     await gateway.stop()
 }
 
+/// Sends `SIMULATE` lines to lircd over its socket, on its own queue:
+/// the blocking socket calls never run on the cooperative pool.
+final class LircdInjector: @unchecked Sendable {
+    private let fd: Int32
+    private let queue = DispatchQueue(label: "bench.lircd-injector")
+
+    init(socketPath: String) throws {
+        fd = try UnixSocket.connectStream(to: socketPath)
+    }
+
+    func simulate(_ line: String) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async { [fd] in
+                let bytes = Array("SIMULATE \(line)\n".utf8)
+                _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                var reply = [UInt8](repeating: 0, count: 512)
+                _ = read(fd, &reply, reply.count)  // BEGIN/SUCCESS/END
+                continuation.resume()
+            }
+        }
+    }
+}
+
+/// lircd line read -> Cast frame written, through the daemon's own input path
+/// (LircSource -> RemoteControl -> ActionScheduler -> Gateway -> TLS).
+func inputLatency(device: String, lircdSocket: String, count: Int) async throws {
+    let measuring = CurrentStream()
+    let gateway = try makeGateway(device: device, measuring: measuring)
+    await gateway.start()
+    try await gateway.waitUntilConnected(timeout: .seconds(10))
+    try await gateway.cast(CastRequest(url: "http://media.test/bench.mp4", title: "Bench"))
+    let scheduler = ActionScheduler { action in try? await gateway.perform(action) }
+    let remote = RemoteControl(keymaps: [.lirc: Keymap.standard(for: .lirc)], scheduler: scheduler) { _, _ in }
+    let connected = AsyncStream<Void>.makeStream()
+    let lirc = LircSource(socketPath: lircdSocket) { problem in
+        if problem == nil { connected.continuation.yield() }
+    }
+    lirc.start()
+    var connectedEvents = connected.stream.makeAsyncIterator()
+    _ = await connectedEvents.next()  // keys sent before lircd knows us would be lost
+    let injector = try LircdInjector(socketPath: lircdSocket)
+    var samples: [Double] = []
+    var iterator = lirc.events.makeAsyncIterator()
+    for index in 0..<count {
+        await injector.simulate(index % 2 == 0 ? "0000000000000077 00 KEY_PAUSE devinput-64" : "00000000000000cf 00 KEY_PLAY devinput-64")
+        guard let event = await iterator.next(), let received = event.receivedAt else { break }
+        await remote.handle(event)
+        // Wait (sleeping, not spinning) for the frame and for the command to finish.
+        var written: ContinuousClock.Instant?
+        while written == nil {
+            written = measuring.value?.firstCompletion(after: received)
+            if written == nil { try await Task.sleep(for: .microseconds(100)) }
+        }
+        while !(await scheduler.isIdle) { try await Task.sleep(for: .microseconds(100)) }
+        samples.append((written! - received).seconds * 1e6)
+    }
+    samples.sort()
+    StandardOutput.line("input events=\(samples.count) p50_us=\(Int(percentile(samples, 0.5))) p99_us=\(Int(percentile(samples, 0.99))) max_us=\(Int(samples.last ?? 0))")
+    lirc.stop()
+    await gateway.stop()
+}
+
 func benchMain() async -> Int32 {
     Logger.level = .warning
     var arguments = ArgumentReader(CommandLine.arguments.dropFirst(2))
     do {
         guard let device = try arguments.option("--device") else { throw UsageError("--device HOST:PORT is required") }
         let count = try arguments.intOption("--count", in: 1...1_000_000) ?? 10_000
+        let lircdSocketOption = try arguments.option("--lircd-socket")
         switch CommandLine.arguments.dropFirst().first {
         case "latency": try await latency(device: device, count: count)
         case "scenario": try await scenario(device: device)
-        default: throw UsageError("usage: cast-gateway-bench latency|scenario --device HOST:PORT [--count N]")
+        case "input-latency":
+            guard let socket = lircdSocketOption else { throw UsageError("--lircd-socket PATH is required") }
+            try await inputLatency(device: device, lircdSocket: socket, count: count)
+        default: throw UsageError("usage: cast-gateway-bench latency|scenario|input-latency --device HOST:PORT [--count N] [--lircd-socket PATH]")
         }
         return 0
     } catch {

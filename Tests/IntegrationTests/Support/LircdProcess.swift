@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import XCTest
 
 /// A real lircd with no IR hardware (`--driver=file`) that accepts injected
@@ -29,16 +30,8 @@ final class LircdProcess {
     /// Injects key events (`CODE REPEAT BUTTON REMOTE`) over one connection,
     /// as `irsend SIMULATE` does, and waits until lircd acknowledged them all.
     func simulate(_ events: [String]) throws {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw StartupError(message: "socket: \(String(cString: strerror(errno)))") }
+        let fd = try UnixSocket.connectStream(to: socketPath)
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socketPath.utf8) + [0]) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else { throw StartupError(message: "connect to lircd: \(String(cString: strerror(errno)))") }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var replies = ""

@@ -46,6 +46,7 @@ let package = Package(
         .target(name: "CastClient", dependencies: ["CastProtocol", "SystemSupport"]),
         .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport"]),
         .target(name: "RemoteInput", dependencies: ["CLirc", "GatewayModel", "SystemSupport"]),
+        .target(name: "StatusOutput", dependencies: ["CastProtocol", "GatewayModel", "SystemSupport"]),
 
         // MARK: Core and tools
         .target(
@@ -58,7 +59,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "cast-gateway",
-            dependencies: ["GatewayCore", "CastClient", "Discovery", "RemoteInput", "TLS", "ReceiverSimulator", "SystemSupport"]
+            dependencies: ["GatewayCore", "CastClient", "Discovery", "RemoteInput", "StatusOutput", "TLS", "ReceiverSimulator",
+                           "SystemSupport"]
         ),
         .executableTarget(
             name: "cast-receiver-sim",
@@ -80,6 +82,7 @@ let package = Package(
         .testTarget(name: "CastProtocolTests", dependencies: ["CastProtocol"]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "GatewayModel"]),
         .testTarget(name: "RemoteInputTests", dependencies: ["RemoteInput", "GatewayModel", "TestSupport"]),
+        .testTarget(name: "StatusOutputTests", dependencies: ["StatusOutput", "GatewayModel", "SystemSupport", "TestSupport"]),
         .testTarget(
             name: "CastClientTests",
             dependencies: ["CastClient", "CastProtocol", "TestSupport", "TLS", "ReceiverSimulator"]

@@ -1,3 +1,4 @@
+import CastProtocol
 import GatewayModel
 
 /// Renders a `GatewayState` as the one-line summary pushed to consoles:
@@ -75,6 +76,28 @@ public struct StatusAnnouncer: Sendable {
 }
 
 extension StatusLine {
+    /// The state as one JSON object (the console's json mode), position extrapolated to `now`.
+    public static func json(_ state: GatewayState, now: Double) -> String {
+        let link: String = switch state.link {
+        case .noDevice: "no-device"
+        case .connecting: "connecting"
+        case .connected: "connected"
+        case .reconnecting: "reconnecting"
+        case .searching: "searching"
+        }
+        var object: JSONObject = ["type": "status", "link": .string(link), "device": .string(state.deviceName),
+                                  "address": .string(state.deviceAddress), "player": .string(state.player.rawValue)]
+        if let app = state.appName { object["app"] = .string(app) }
+        if let appID = state.appID { object["appId"] = .string(appID) }
+        if let title = state.title { object["title"] = .string(title) }
+        if let position = state.position(at: now) { object["position"] = .number((position * 10).rounded() / 10) }
+        if let duration = state.duration { object["duration"] = .number(duration) }
+        if let volume = state.volume { object["volume"] = .int(Int((volume * 100).rounded())) }
+        object["muted"] = .bool(state.muted)
+        if let error = state.lastError { object["error"] = ["code": .string(error.code), "message": .string(error.message)] }
+        return JSONValue.object(object).serialized
+    }
+
     /// What makes a status worth announcing: link, app, player, title, volume
     /// and error, but not the ticking position.
     public static func summaryKey(_ state: GatewayState) -> String {

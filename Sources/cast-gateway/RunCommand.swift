@@ -5,6 +5,7 @@ import Discovery
 import GatewayCore
 import GatewayModel
 import RemoteInput
+import StatusOutput
 import SystemSupport
 
 /// `cast-gateway run`: the daemon.
@@ -35,14 +36,25 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
     await gateway.start()
     let notifier = SystemdNotifier()
     notifier.send("READY=1")
+    let (pushes, pushContinuation) = AsyncStream.makeStream(of: SerialConsole.Push.self, bufferingPolicy: .bufferingNewest(8))
     let reporter = Task {
         var announcer = StatusAnnouncer()
         for await state in gateway.states() {
-            if let line = announcer.announcement(for: state, now: gateway.timeSource.now.seconds) {
+            let now = gateway.timeSource.now.seconds
+            if let line = announcer.announcement(for: state, now: now) {
                 logger.notice(line)
                 notifier.send("STATUS=\(line)")
+                pushContinuation.yield(SerialConsole.Push(text: line, json: StatusLine.json(state, now: now)))
             }
         }
+    }
+    var console: SerialConsole?
+    if configuration.consoleDevice != "none" {
+        let interpreter = CommandInterpreter(gateway: gateway, version: gatewayVersion)
+        console = SerialConsole(path: configuration.consoleDevice, baud: configuration.consoleBaud) { line in
+            await interpreter.run(line)
+        }
+        console?.start(pushes: pushes)
     }
     for await signal in SignalStream.watch([SIGINT, SIGTERM, SIGHUP]) {
         if signal == SIGHUP {
@@ -54,6 +66,7 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
     }
     notifier.send("STOPPING=1")
     reporter.cancel()
+    console?.stop()
     lirc.stop()
     lircEvents.cancel()
     await gateway.stop()

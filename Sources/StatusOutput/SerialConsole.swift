@@ -1,0 +1,237 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CastProtocol
+import Dispatch
+import SystemSupport
+
+/// The serial console: a prompt, a line editor and commands on a tty, with
+/// status changes pushed as lines that never garble a half-typed command.
+///
+/// All tty I/O happens on one Dispatch queue (a read source; writes are
+/// non-blocking and buffered). Commands run one at a time through `execute`.
+/// A hang-up or a vanished device (USB gadget unplugged) closes the port and
+/// it is reopened with backoff. `json on` switches to one JSON object per
+/// line, without echo or prompt, for scripts.
+public final class SerialConsole: @unchecked Sendable {
+    /// Runs a command line and returns the reply lines (`error: ...` for failures).
+    public typealias Execute = @Sendable (String) async -> [String]
+
+    /// A status change to push: as text, and as a JSON object for json mode.
+    public struct Push: Sendable {
+        public var text: String
+        public var json: String
+        public init(text: String, json: String) {
+            self.text = text
+            self.json = json
+        }
+    }
+
+    public let path: String
+    public let baud: Int
+    private let execute: Execute
+    private let queue = DispatchQueue(label: "cast-gateway.console")
+    private let logger = Logger(label: "console")
+    private let commands: AsyncStream<String>
+    private let commandContinuation: AsyncStream<String>.Continuation
+    // On `queue` only:
+    private var fd: Int32 = -1
+    private var readSource: DispatchSourceRead?
+    private var writeSource: DispatchSourceWrite?
+    private var writeSourceActive = false
+    private var pendingOutput: [UInt8] = []
+    private var editor = LineEditor()
+    private var jsonMode = false
+    private var backoff = Backoff(initial: .milliseconds(500), maximum: .seconds(10))
+    private var stopped = false
+    private var lastProblem: String?
+    private var tasks: [Task<Void, Never>] = []
+
+    /// Output kept while the terminal cannot take it; beyond this, output is dropped.
+    static let outputLimit = 64 * 1024
+
+    public init(path: String, baud: Int, execute: @escaping Execute) {
+        self.path = path
+        self.baud = baud
+        self.execute = execute
+        (commands, commandContinuation) = AsyncStream.makeStream(of: String.self)
+    }
+
+    /// Opens the port (retrying until it exists) and serves it; `pushes` are
+    /// shown as they arrive.
+    public func start(pushes: AsyncStream<Push>) {
+        queue.async { self.open() }
+        let commands = self.commands
+        tasks.append(Task { [weak self] in
+            for await line in commands {
+                guard let self else { return }
+                let reply = await self.execute(line)
+                self.queue.async { self.showReply(to: line, reply) }
+            }
+        })
+        tasks.append(Task { [weak self] in
+            for await push in pushes {
+                guard let self else { return }
+                self.queue.async { self.show(push) }
+            }
+        })
+    }
+
+    public func stop() {
+        for task in tasks { task.cancel() }
+        commandContinuation.finish()
+        queue.sync {
+            stopped = true
+            closePort()
+        }
+    }
+
+    // MARK: Port (on `queue`)
+
+    private func open() {
+        guard !stopped, fd < 0 else { return }
+        do {
+            fd = try SerialPort.open(path, baud: baud)
+        } catch {
+            let problem = "serial console \(path) unavailable: \(error); retrying"
+            if problem != lastProblem { logger.warning(problem) } else { logger.debug(problem) }
+            lastProblem = problem
+            let delay = backoff.nextDelay()
+            queue.asyncAfter(deadline: .now() + delay.seconds) { self.open() }
+            return
+        }
+        lastProblem = nil
+        backoff.reset()
+        logger.notice("serial console on \(path) at \(baud) baud")
+        editor = LineEditor()
+        editor.echo = !jsonMode
+        pendingOutput.removeAll()
+        let descriptor = fd
+        let reader = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+        reader.setEventHandler { self.readAvailable() }
+        reader.setCancelHandler { close(descriptor) }
+        readSource = reader
+        let writer = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: queue)
+        writer.setEventHandler { self.flush() }
+        writeSource = writer
+        writeSourceActive = false
+        reader.resume()
+        if !jsonMode { write("\r\ncast-gateway console; type 'help'\r\n" + LineEditor.prompt) }
+    }
+
+    private func closePort() {
+        guard fd >= 0 else { return }
+        if let writeSource {
+            if !writeSourceActive { writeSource.resume() }
+            writeSource.cancel()
+        }
+        writeSource = nil
+        writeSourceActive = false
+        readSource?.cancel()  // closes the descriptor
+        readSource = nil
+        fd = -1
+    }
+
+    private func hungUp(_ reason: String) {
+        logger.warning("serial console \(path): \(reason); reopening")
+        closePort()
+        let delay = backoff.nextDelay()
+        queue.asyncAfter(deadline: .now() + delay.seconds) { self.open() }
+    }
+
+    private func readAvailable() {
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while fd >= 0 {
+            let count = read(fd, &buffer, buffer.count)
+            if count > 0 {
+                handleInput(buffer[0..<count])
+                continue
+            }
+            if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
+            hungUp(count == 0 ? "hang-up" : String(cString: strerror(errno)))
+            return
+        }
+    }
+
+    private func handleInput(_ bytes: ArraySlice<UInt8>) {
+        let (echo, events) = editor.feed(bytes)
+        if !echo.isEmpty { write(echo) }
+        for event in events {
+            switch event {
+            case .line(let line):
+                let trimmed = line.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+                if trimmed.isEmpty {
+                    if !jsonMode { write(LineEditor.prompt) }
+                } else if trimmed == "json on" || trimmed == "json off" {
+                    jsonMode = trimmed == "json on"
+                    editor.echo = !jsonMode
+                    showReply(to: trimmed, ["ok: json \(jsonMode ? "on" : "off")"])
+                } else {
+                    commandContinuation.yield(trimmed)
+                }
+            case .interrupted:
+                if !jsonMode { write(LineEditor.prompt) }
+            case .tooLong:
+                showReply(to: "", ["error: line too long (at most \(editor.maximumLength) bytes); discarded"])
+            }
+        }
+    }
+
+    // MARK: Output (on `queue`)
+
+    private func showReply(to command: String, _ lines: [String]) {
+        if jsonMode {
+            let ok = !(lines.first?.hasPrefix("error:") ?? false)
+            let reply: JSONValue = [
+                "type": "reply", "command": .string(command), "ok": .bool(ok), "lines": .array(lines.map { .string($0) }),
+            ]
+            write(reply.serialized + "\r\n")
+        } else {
+            write(lines.map { $0 + "\r\n" }.joined() + LineEditor.prompt + editor.display)
+        }
+    }
+
+    private func show(_ push: Push) {
+        if jsonMode {
+            write(push.json + "\r\n")
+        } else {
+            // Clear the line being typed, print the status, redraw prompt and input.
+            write("\r\u{1B}[K" + push.text + "\r\n" + LineEditor.prompt + editor.display)
+        }
+    }
+
+    private func write(_ text: String) {
+        guard fd >= 0 else { return }
+        guard pendingOutput.count + text.utf8.count <= SerialConsole.outputLimit else {
+            logger.debug("console output dropped: the terminal is not reading")
+            return
+        }
+        pendingOutput.append(contentsOf: text.utf8)
+        flush()
+    }
+
+    private func flush() {
+        while fd >= 0, !pendingOutput.isEmpty {
+            let written = pendingOutput.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written > 0 {
+                pendingOutput.removeFirst(written)
+                continue
+            }
+            if written < 0, errno == EINTR { continue }
+            if written < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                if !writeSourceActive, let writeSource {
+                    writeSourceActive = true
+                    writeSource.resume()
+                }
+                return
+            }
+            hungUp("write failed: \(String(cString: strerror(errno)))")
+            return
+        }
+        if writeSourceActive, let writeSource {
+            writeSourceActive = false
+            writeSource.suspend()
+        }
+    }
+}

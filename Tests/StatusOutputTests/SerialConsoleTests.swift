@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Synchronization
+import SystemSupport
+import TestSupport
+import XCTest
+@testable import StatusOutput
+
+final class SerialConsoleTests: XCTestCase {
+    private final class Commands: Sendable {
+        let received = Mutex<[String]>([])
+    }
+
+    private var directory: URL!
+    private var link: String { directory.appendingPathComponent("serial0").path }
+
+    override func setUp() {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("console-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func point(_ terminal: PseudoTerminal) {
+        try? FileManager.default.removeItem(atPath: link)
+        try? FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: terminal.slavePath)
+    }
+
+    private func startConsole(_ commands: Commands) -> (SerialConsole, AsyncStream<SerialConsole.Push>.Continuation) {
+        let console = SerialConsole(path: link, baud: 115_200) { line in
+            commands.received.withLock { $0.append(line) }
+            if line == "bogus" { return ["error: unknown command 'bogus' (try 'help')"] }
+            if line.hasPrefix("creds ") { return ["ok: launch credentials set (not shown)"] }
+            return ["ok"]
+        }
+        let (pushes, continuation) = AsyncStream.makeStream(of: SerialConsole.Push.self)
+        console.start(pushes: pushes)
+        return (console, continuation)
+    }
+
+    func testCommandsRepliesAndRealTermiosSettings() async throws {
+        let terminal = try PseudoTerminal()
+        point(terminal)
+        let commands = Commands()
+        let (console, _) = startConsole(commands)
+        defer { console.stop() }
+        let banner = await terminal.waitFor("cast-gateway> ")
+        XCTAssertTrue(banner)
+
+        // The port is configured raw, 115200 8N1, ignoring modem control.
+        let fd = open(terminal.slavePath, O_RDWR | O_NOCTTY)
+        var settings = termios()
+        tcgetattr(fd, &settings)
+        close(fd)
+        XCTAssertEqual(settings.c_lflag & tcflag_t(ICANON), 0)
+        XCTAssertEqual(settings.c_lflag & tcflag_t(ECHO), 0)
+        XCTAssertNotEqual(settings.c_cflag & tcflag_t(CLOCAL), 0)
+        XCTAssertEqual(settings.c_cflag & tcflag_t(CSIZE), tcflag_t(CS8))
+        XCTAssertEqual(cfgetospeed(&settings), speed_t(B115200))
+
+        for command in ["play", "pause", "seek +30", "vol 40", "subs next", "cast http://x/v.mp4 Film", "status", "bogus"] {
+            terminal.type(command + "\r")
+        }
+        let all = await eventually { commands.received.withLock { $0.count } == 8 }
+        XCTAssertTrue(all)
+        XCTAssertEqual(commands.received.withLock { $0 }, ["play", "pause", "seek +30", "vol 40", "subs next",
+                                                           "cast http://x/v.mp4 Film", "status", "bogus"])
+        let errorShown = await terminal.waitFor("error: unknown command 'bogus' (try 'help')\r\ncast-gateway> ")
+        XCTAssertTrue(errorShown, terminal.text)
+    }
+
+    func testPushedStatusDoesNotGarbleAHalfTypedLine() async throws {
+        let terminal = try PseudoTerminal()
+        point(terminal)
+        let commands = Commands()
+        let (console, pushes) = startConsole(commands)
+        defer { console.stop() }
+        _ = await terminal.waitFor("cast-gateway> ")
+        terminal.type("pau")
+        _ = await terminal.waitFor("pau")
+        pushes.yield(.init(text: #"* PLAYING "Big Buck Bunny" 01:23/09:56 vol 40%"#, json: "{}"))
+        let redrawn = await terminal.waitFor("\r\u{1B}[K* PLAYING \"Big Buck Bunny\" 01:23/09:56 vol 40%\r\ncast-gateway> pau")
+        XCTAssertTrue(redrawn, terminal.text.debugDescription)
+        terminal.type("se\r")
+        let done = await eventually { commands.received.withLock { $0 } == ["pause"] }
+        XCTAssertTrue(done, "\(commands.received.withLock { $0 })")
+    }
+
+    func testGarbageAndSecretsAreHandledSafely() async throws {
+        let terminal = try PseudoTerminal()
+        point(terminal)
+        let commands = Commands()
+        let (console, _) = startConsole(commands)
+        defer { console.stop() }
+        _ = await terminal.waitFor("cast-gateway> ")
+        var generator = SystemRandomNumberGenerator()
+        terminal.typeBytes((0..<3000).map { _ in UInt8.random(in: 0x20...0xFF, using: &generator) })
+        terminal.type("\r")
+        let rejected = await terminal.waitFor("error: line too long")
+        XCTAssertTrue(rejected)
+        terminal.type("creds hunter2\r")
+        let accepted = await terminal.waitFor("credentials set (not shown)")
+        XCTAssertTrue(accepted)
+        XCTAssertFalse(terminal.text.contains("hunter2"), "the secret was echoed")
+        XCTAssertTrue(terminal.text.contains("creds *******"))
+        terminal.type("version\r")
+        let alive = await eventually { commands.received.withLock { $0 }.last == "version" }
+        XCTAssertTrue(alive)
+    }
+
+    func testJSONModeForScripts() async throws {
+        let terminal = try PseudoTerminal()
+        point(terminal)
+        let commands = Commands()
+        let (console, pushes) = startConsole(commands)
+        defer { console.stop() }
+        _ = await terminal.waitFor("cast-gateway> ")
+        terminal.type("json on\r")
+        _ = await terminal.waitFor(#"{"type":"reply","command":"json on","ok":true,"lines":["ok: json on"]}"#)
+        terminal.type("bogus\r")
+        let reply = await terminal.waitFor(#""command":"bogus","ok":false"#)
+        XCTAssertTrue(reply, terminal.text)
+        pushes.yield(.init(text: "* IDLE", json: #"{"type":"status","link":"connected"}"#))
+        let pushed = await terminal.waitFor(#"{"type":"status","link":"connected"}"# + "\r\n")
+        XCTAssertTrue(pushed)
+        XCTAssertFalse(terminal.text.hasSuffix(LineEditor.prompt), "no prompt in json mode")
+    }
+
+    func testHangUpAndReplugReopensTheConsole() async throws {
+        var terminal: PseudoTerminal? = try PseudoTerminal()
+        point(terminal!)
+        let commands = Commands()
+        let (console, _) = startConsole(commands)
+        defer { console.stop() }
+        _ = await terminal!.waitFor("cast-gateway> ")
+        terminal = nil  // the far end goes away: the console sees a hang-up
+        try await Task.sleep(for: .milliseconds(200))
+        let replugged = try PseudoTerminal()
+        point(replugged)
+        let reopened = await replugged.waitFor("cast-gateway console", timeout: .seconds(15))
+        XCTAssertTrue(reopened, "the console did not reopen the new device")
+        replugged.type("status\r")
+        let served = await eventually { commands.received.withLock { $0 } == ["status"] }
+        XCTAssertTrue(served)
+    }
+}

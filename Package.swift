@@ -31,9 +31,14 @@ let package = Package(
             pkgConfig: "lirc",
             providers: [.apt(["liblirc-dev"])]
         ),
+        .systemLibrary(
+            name: "CGPIOD",
+            pkgConfig: "libgpiod",
+            providers: [.apt(["libgpiod-dev"])]
+        ),
         .target(
             name: "CShims",
-            dependencies: ["COpenSSL"]
+            dependencies: ["COpenSSL", "CGPIOD"]
         ),
 
         // MARK: Pure values and platform support
@@ -46,7 +51,7 @@ let package = Package(
         .target(name: "CastClient", dependencies: ["CastProtocol", "SystemSupport"]),
         .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport"]),
         .target(name: "RemoteInput", dependencies: ["CLirc", "GatewayModel", "SystemSupport"]),
-        .target(name: "StatusOutput", dependencies: ["CastProtocol", "GatewayModel", "SystemSupport"]),
+        .target(name: "StatusOutput", dependencies: ["CastProtocol", "CShims", "GatewayModel", "SystemSupport"]),
 
         // MARK: Core and tools
         .target(

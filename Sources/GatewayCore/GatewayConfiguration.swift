@@ -173,7 +173,11 @@ public struct GatewayConfiguration: Sendable {
                 }
                 consoleBaud = baud
             case ("leds", "power"), ("leds", "link"), ("leds", "play"), ("leds", "error"):
-                leds[entry.key] = try nonEmpty(entry)
+                let value = try nonEmpty(entry)
+                guard LEDLineSpec(parsing: value) != nil else {
+                    throw fail(entry, "must be a line name (GPIO17) or CHIPLABEL:OFFSET, optionally followed by 'active-low'; chip numbers (gpiochip0:17) move between boards and are not accepted")
+                }
+                leds[entry.key] = value
             case ("evdev", "device"): evdevDevice = try nonEmpty(entry)
             case ("evdev", "grab"): evdevGrab = try bool(entry)
             case ("presets", let key):

@@ -36,11 +36,14 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
     await gateway.start()
     let notifier = SystemdNotifier()
     notifier.send("READY=1")
+    let leds = makeLEDPanel(configuration, logger: logger)
+    await leds?.show(LEDPattern.patterns(for: await gateway.state, starting: true, inputMissing: false))
     let (pushes, pushContinuation) = AsyncStream.makeStream(of: SerialConsole.Push.self, bufferingPolicy: .bufferingNewest(8))
     let reporter = Task {
         var announcer = StatusAnnouncer()
         for await state in gateway.states() {
             let now = gateway.timeSource.now.seconds
+            await leds?.show(LEDPattern.patterns(for: state, starting: false, inputMissing: false))
             if let line = announcer.announcement(for: state, now: now) {
                 logger.notice(line)
                 notifier.send("STATUS=\(line)")
@@ -66,6 +69,7 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
     }
     notifier.send("STOPPING=1")
     reporter.cancel()
+    await leds?.shutdown()
     console?.stop()
     lirc.stop()
     lircEvents.cancel()
@@ -79,4 +83,19 @@ func parseLogLevel(_ text: String) throws -> LogLevel {
         throw UsageError("--log-level takes error, warning, notice, info, debug or trace, not '\(text)'")
     }
     return level
+}
+
+/// Claims the configured LED lines; a missing one is a warning naming it,
+/// and the gateway runs on without that LED.
+func makeLEDPanel(_ configuration: GatewayConfiguration, logger: Logger) -> LEDPanel? {
+    var lines: [LEDRole: any LEDLine] = [:]
+    for role in LEDRole.allCases {
+        guard let text = configuration.leds[role.rawValue], let spec = LEDLineSpec(parsing: text) else { continue }
+        do {
+            lines[role] = try GPIOLEDLine(spec)
+        } catch {
+            logger.warning("\(role.rawValue) LED disabled: \(error)")
+        }
+    }
+    return lines.isEmpty ? nil : LEDPanel(lines: lines)
 }

@@ -49,7 +49,7 @@ final class GatewayConfigurationTests: XCTestCase {
 
             [leds]
             power = GPIO17
-            error = gpiochip0:22
+            error = pinctrl-bcm2711:22 active-low
 
             [evdev]
             device = /dev/input/by-path/platform-ir-receiver@12-event
@@ -77,7 +77,7 @@ final class GatewayConfigurationTests: XCTestCase {
         XCTAssertEqual(configuration.cecOSDName, "Living Room")
         XCTAssertEqual(configuration.consoleDevice, "/dev/ttyGS0")
         XCTAssertEqual(configuration.consoleBaud, 57600)
-        XCTAssertEqual(configuration.leds, ["power": "GPIO17", "error": "gpiochip0:22"])
+        XCTAssertEqual(configuration.leds, ["power": "GPIO17", "error": "pinctrl-bcm2711:22 active-low"])
         XCTAssertTrue(configuration.evdevGrab)
         XCTAssertEqual(configuration.keymaps["cec"]?.map(\.action), [.play, .preset(2)])
         XCTAssertEqual(configuration.keymaps["lirc"]?.first, .init(input: "*:KEY_VOLUMEUP", action: .volumeUp(0.1), line: 39))
@@ -164,6 +164,14 @@ final class KeymapConfigurationTests: XCTestCase {
             XCTAssertThrowsError(try parse(text)) { error in
                 XCTAssertTrue("\(error)".contains(fragment) && "\(error)".contains("gateway.conf:2"), "\(error)")
             }
+        }
+    }
+}
+
+final class LEDConfigurationTests: XCTestCase {
+    func testChipNumbersAreRefusedWithTheReason() {
+        XCTAssertThrowsError(try GatewayConfiguration(file: try ConfigFile(path: "gateway.conf", text: "[leds]\npower = gpiochip0:17\n"))) { error in
+            XCTAssertTrue("\(error)".contains("gateway.conf:2: [leds] power") && "\(error)".contains("chip numbers"), "\(error)")
         }
     }
 }

@@ -1,0 +1,4 @@
+#ifndef CAST_GATEWAY_CGPIOD_H
+#define CAST_GATEWAY_CGPIOD_H
+#include <gpiod.h>
+#endif

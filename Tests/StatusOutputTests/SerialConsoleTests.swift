@@ -30,6 +30,24 @@ final class SerialConsoleTests: XCTestCase {
         try? FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: terminal.slavePath)
     }
 
+    /// A console on a fresh pty, started and showing its prompt.
+    private struct Running {
+        let terminal: PseudoTerminal
+        let commands: Commands
+        let console: SerialConsole
+        let pushes: AsyncStream<SerialConsole.Push>.Continuation
+    }
+
+    private func running() async throws -> Running {
+        let terminal = try PseudoTerminal()
+        point(terminal)
+        let commands = Commands()
+        let (console, pushes) = startConsole(commands)
+        let prompt = await terminal.waitFor("cast-gateway> ")
+        XCTAssertTrue(prompt, "no prompt: \(terminal.text)")
+        return Running(terminal: terminal, commands: commands, console: console, pushes: pushes)
+    }
+
     private func startConsole(_ commands: Commands) -> (SerialConsole, AsyncStream<SerialConsole.Push>.Continuation) {
         let console = SerialConsole(path: link, baud: 115_200) { line in
             commands.received.withLock { $0.append(line) }
@@ -43,13 +61,9 @@ final class SerialConsoleTests: XCTestCase {
     }
 
     func testCommandsRepliesAndRealTermiosSettings() async throws {
-        let terminal = try PseudoTerminal()
-        point(terminal)
-        let commands = Commands()
-        let (console, _) = startConsole(commands)
-        defer { console.stop() }
-        let banner = await terminal.waitFor("cast-gateway> ")
-        XCTAssertTrue(banner)
+        let setup = try await running()
+        defer { setup.console.stop() }
+        let terminal = setup.terminal, commands = setup.commands
 
         // The port is configured raw, 115200 8N1, ignoring modem control.
         let fd = open(terminal.slavePath, O_RDWR | O_NOCTTY)
@@ -74,12 +88,10 @@ final class SerialConsoleTests: XCTestCase {
     }
 
     func testPushedStatusDoesNotGarbleAHalfTypedLine() async throws {
-        let terminal = try PseudoTerminal()
-        point(terminal)
-        let commands = Commands()
-        let (console, pushes) = startConsole(commands)
-        defer { console.stop() }
-        _ = await terminal.waitFor("cast-gateway> ")
+        let setup = try await running()
+        defer { setup.console.stop() }
+        let terminal = setup.terminal, commands = setup.commands
+        let pushes = setup.pushes
         terminal.type("pau")
         _ = await terminal.waitFor("pau")
         pushes.yield(.init(text: #"* PLAYING "Big Buck Bunny" 01:23/09:56 vol 40%"#, json: "{}"))
@@ -91,12 +103,9 @@ final class SerialConsoleTests: XCTestCase {
     }
 
     func testGarbageAndSecretsAreHandledSafely() async throws {
-        let terminal = try PseudoTerminal()
-        point(terminal)
-        let commands = Commands()
-        let (console, _) = startConsole(commands)
-        defer { console.stop() }
-        _ = await terminal.waitFor("cast-gateway> ")
+        let setup = try await running()
+        defer { setup.console.stop() }
+        let terminal = setup.terminal, commands = setup.commands
         var generator = SystemRandomNumberGenerator()
         terminal.typeBytes((0..<3000).map { _ in UInt8.random(in: 0x20...0xFF, using: &generator) })
         terminal.type("\r")
@@ -113,12 +122,10 @@ final class SerialConsoleTests: XCTestCase {
     }
 
     func testJSONModeForScripts() async throws {
-        let terminal = try PseudoTerminal()
-        point(terminal)
-        let commands = Commands()
-        let (console, pushes) = startConsole(commands)
-        defer { console.stop() }
-        _ = await terminal.waitFor("cast-gateway> ")
+        let setup = try await running()
+        defer { setup.console.stop() }
+        let terminal = setup.terminal, commands = setup.commands
+        let pushes = setup.pushes
         terminal.type("json on\r")
         _ = await terminal.waitFor(#"{"type":"reply","command":"json on","ok":true,"lines":["ok: json on"]}"#)
         terminal.type("bogus\r")

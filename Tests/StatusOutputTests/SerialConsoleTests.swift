@@ -124,7 +124,7 @@ final class SerialConsoleTests: XCTestCase {
     func testJSONModeForScripts() async throws {
         let setup = try await running()
         defer { setup.console.stop() }
-        let terminal = setup.terminal, commands = setup.commands
+        let terminal = setup.terminal
         let pushes = setup.pushes
         terminal.type("json on\r")
         _ = await terminal.waitFor(#"{"type":"reply","command":"json on","ok":true,"lines":["ok: json on"]}"#)

@@ -34,6 +34,9 @@ public struct CommandInterpreter: Sendable {
             case .status:
                 let state = await gateway.state
                 var lines = [StatusLine.render(state, now: gateway.timeSource.now.seconds)]
+                for (source, problem) in state.inputProblems.sorted(by: { $0.key < $1.key }) {
+                    lines.append("  \(source): \(problem)")
+                }
                 let tracks = await gateway.subtitleTracks()
                 if !tracks.isEmpty {
                     lines.append("  subtitles: " + tracks.map { "\($0.id)=\($0.name)\($0.active ? " (on)" : "")" }.joined(separator: ", "))

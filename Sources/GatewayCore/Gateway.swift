@@ -33,6 +33,7 @@ public actor Gateway {
     /// The last 20 key events and the actions they mapped to (console `keys`).
     public private(set) var recentInputs: [(event: InputEvent, action: Action?)] = []
     private var inputHandler: (@Sendable (InputEvent) async -> Void)?
+    private var inputProblems: [String: String] = [:]
 
     public init(configuration: GatewayConfiguration, connector: @escaping CastClient.Connector,
                 timeSource: any TimeSource = SystemTimeSource(), version: String = "0.1.0") {
@@ -98,6 +99,13 @@ public actor Gateway {
         guard let inputHandler else { return false }
         await inputHandler(event)
         return true
+    }
+
+    /// Records whether an input source works (`problem` nil) or why not.
+    public func setInputProblem(_ problem: String?, for source: String) {
+        guard inputProblems[source] != problem else { return }
+        inputProblems[source] = problem
+        publish()
     }
 
     /// Remembers a key event and its action for the console's `keys`.
@@ -274,6 +282,7 @@ public actor Gateway {
 
     private func publish() {
         var state = GatewayState()
+        state.inputProblems = inputProblems
         state.devices = discovery.devices
         state.discoveryProblem = discovery.problem
         if let snapshot = clientState {

@@ -54,6 +54,8 @@ public struct GatewayState: Sendable, Equatable {
     public var devices: [CastDevice] = []
     /// Why discovery does not work right now (nil when it does or is not used).
     public var discoveryProblem: String?
+    /// Remote inputs that are configured but not working, by source (`lirc`, `cec`).
+    public var inputProblems: [String: String] = [:]
 
     public init() {}
 

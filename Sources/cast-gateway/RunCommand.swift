@@ -30,7 +30,9 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
     discovery.start()
     await gateway.follow(discovery: discovery.snapshots())
     let remote = await makeRemoteControl(for: gateway, configuration: configuration)
-    let lirc = LircSource(socketPath: configuration.lircSocket)
+    let lirc = LircSource(socketPath: configuration.lircSocket) { problem in
+        Task { await gateway.setInputProblem(problem, for: "lirc") }
+    }
     let lircEvents = remote.follow(lirc.events)
     lirc.start()
     await gateway.start()
@@ -43,7 +45,7 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
         var announcer = StatusAnnouncer()
         for await state in gateway.states() {
             let now = gateway.timeSource.now.seconds
-            await leds?.show(LEDPattern.patterns(for: state, starting: false, inputMissing: false))
+            await leds?.show(LEDPattern.patterns(for: state, starting: false, inputMissing: !state.inputProblems.isEmpty))
             if let line = announcer.announcement(for: state, now: now) {
                 logger.notice(line)
                 notifier.send("STATUS=\(line)")

@@ -93,3 +93,17 @@ final class GatewayTests: XCTestCase {
         XCTAssertEqual(state.link, .noDevice)
     }
 }
+
+final class InputProblemTests: XCTestCase {
+    func testInputProblemsReachTheStateAndStatus() async {
+        let gateway = Gateway(configuration: GatewayConfiguration(), connector: { _, _ in fatalError("unused") })
+        await gateway.setInputProblem("cannot connect to lircd at /run/lirc/lircd", for: "lirc")
+        var state = await gateway.state
+        XCTAssertEqual(state.inputProblems["lirc"], "cannot connect to lircd at /run/lirc/lircd")
+        let status = await CommandInterpreter(gateway: gateway, version: "1").run("status")
+        XCTAssertTrue(status.contains("  lirc: cannot connect to lircd at /run/lirc/lircd"), "\(status)")
+        await gateway.setInputProblem(nil, for: "lirc")
+        state = await gateway.state
+        XCTAssertTrue(state.inputProblems.isEmpty)
+    }
+}

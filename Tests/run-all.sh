@@ -3,8 +3,9 @@
 #   1. swift build + swift test: unit tests, and integration tests with real
 #      processes over TLS on loopback (including pychromecast from PyPI);
 #   2. the decoding fuzzer for FUZZ_SECONDS (default 60);
-#   3. the Debian trixie build with Swift 6.0.3 (TRIXIE_CHECK=0 skips it).
-# Ends with "summary: N passed, M failed" (test cases).
+#   3. the virtual board: real kernel IR and GPIO devices in qemu (Tests/board);
+#   4. the Debian trixie build with Swift 6.0.3 (TRIXIE_CHECK=0 skips it).
+# Ends with "summary: N passed, M failed" (test cases and board scenarios).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
@@ -45,6 +46,20 @@ fi
 
 echo "== fuzz ($FUZZ_SECONDS s)"
 bash "$REPO/Fuzz/run.sh" "$FUZZ_SECONDS"
+
+echo "== virtual board"
+set +e
+bash "$REPO/Tests/board/run.sh" 2>&1 | tee "$REPO/build/board-output.log"
+board_status=${PIPESTATUS[0]}
+set -e
+board=$(sed -n 's/^board: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$REPO/build/board-output.log" | tail -1)
+read -r board_passed board_failed <<<"${board:-0 1}"
+total=$((total + board_passed + board_failed))
+failures=$((failures + board_failed))
+if [ "$board_status" -ne 0 ]; then
+    echo "summary: $((total - failures)) passed, $failures failed"
+    exit 1
+fi
 
 if [ "${TRIXIE_CHECK:-1}" != 0 ]; then
     echo "== Debian trixie build (Swift 6.0.3)"

@@ -42,6 +42,8 @@ public final class SerialConsole: @unchecked Sendable {
     private var pendingOutput: [UInt8] = []
     private var editor = LineEditor()
     private var jsonMode = false
+    /// Commands submitted but not yet answered: the prompt returns with the reply.
+    private var commandsInFlight = 0
     private var backoff = Backoff(initial: .milliseconds(500), maximum: .seconds(10))
     private var stopped = false
     private var lastProblem: String?
@@ -66,7 +68,10 @@ public final class SerialConsole: @unchecked Sendable {
             for await line in commands {
                 guard let self else { return }
                 let reply = await self.execute(line)
-                self.queue.async { self.showReply(to: line, reply) }
+                self.queue.async {
+                    self.commandsInFlight = max(0, self.commandsInFlight - 1)
+                    self.showReply(to: line, reply)
+                }
             }
         })
         tasks.append(Task { [weak self] in
@@ -105,6 +110,7 @@ public final class SerialConsole: @unchecked Sendable {
         logger.notice("serial console on \(path) at \(baud) baud")
         editor = LineEditor()
         editor.echo = !jsonMode
+        commandsInFlight = 0
         pendingOutput.removeAll()
         let descriptor = fd
         let reader = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
@@ -168,6 +174,7 @@ public final class SerialConsole: @unchecked Sendable {
                     editor.echo = !jsonMode
                     showReply(to: trimmed, ["ok: json \(jsonMode ? "on" : "off")"])
                 } else {
+                    commandsInFlight += 1
                     commandContinuation.yield(trimmed)
                 }
             case .interrupted:
@@ -196,8 +203,10 @@ public final class SerialConsole: @unchecked Sendable {
         if jsonMode {
             write(push.json + "\r\n")
         } else {
-            // Clear the line being typed, print the status, redraw prompt and input.
-            write("\r\u{1B}[K" + push.text + "\r\n" + LineEditor.prompt + editor.display)
+            // Clear the line being typed, print the status, redraw prompt and input
+            // (unless a command is running: its reply brings the prompt back).
+            let redraw = commandsInFlight == 0 ? LineEditor.prompt + editor.display : ""
+            write("\r\u{1B}[K" + push.text + "\r\n" + redraw)
         }
     }
 

@@ -44,5 +44,31 @@ final class ConsoleIntegrationTests: XCTestCase {
         XCTAssertTrue(json, terminal.text)
         XCTAssertEqual(simulator.mediaCommands(), ["LOAD", "PAUSE", "PLAY"])
         XCTAssertTrue(simulator.control("status")?.contains("volume=30%") ?? false)
+        terminal.type("json off\r")
+
+        // Every other command, each with the answer it must give.
+        let expectations: [(command: String, answer: String)] = [
+            ("help", "seek +S | -S | S | mm:ss"), ("version", "cast-gateway 0.1.0"),
+            ("devices", "no Cast devices found"), ("use Kitchen", #"error: no device named "Kitchen""#),
+            ("toggle", "ok"), ("seek +10", "ok"), ("seek 1:00", "ok"), ("vol +5", "ok"), ("mute", "ok"),
+            ("subs next", "error: the current media has no subtitle tracks"), ("subs off", "ok"),
+            ("next", "error: the receiver does not support next"), ("queue http://media.test/second.mp4", "ok"),
+            ("next", "ok"), ("prev", "ok"), ("stop", "ok"), ("launch CC1AD845", "ok"), ("launch ABCD1234 --android", "ok"),
+            ("creds s3cr3t-value", "ok: launch credentials set (not shown)"), ("creds clear", "ok: launch credentials cleared"),
+            ("log debug", "ok: log level debug"), ("log info", "ok: log level info"), ("seek", "error: usage: seek"),
+            ("play", "error: nothing is loaded"),
+        ]
+        for (command, answer) in expectations {
+            let mark = terminal.text.count
+            terminal.type(command + "\r")
+            // A bare "ok" must be a whole line of its own; other answers are line prefixes.
+            let answered = await terminal.waitFor(answer == "ok" ? "\r\nok\r\n" : answer, after: mark)
+            XCTAssertTrue(answered, "'\(command)' did not answer '\(answer)'")
+        }
+        XCTAssertFalse(terminal.text.contains("s3cr3t-value"), "credentials were echoed")
+        let launches = simulator.payloads(ofType: "LAUNCH")
+        XCTAssertTrue(launches.last?.contains(#""supportedAppTypes":["WEB","ANDROID_TV"]"#) ?? false, "\(launches)")
+        XCTAssertTrue(simulator.mediaCommands().contains("QUEUE_INSERT"))
+        XCTAssertTrue(simulator.mediaCommands().contains("QUEUE_UPDATE"))
     }
 }

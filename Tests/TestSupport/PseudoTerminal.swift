@@ -43,6 +43,11 @@ public final class PseudoTerminal {
         return String(decoding: output, as: UTF8.self)
     }
 
+    /// Waits for `fragment` in what was written after the first `offset` characters.
+    public func waitFor(_ fragment: String, after offset: Int, timeout: Duration = .seconds(5)) async -> Bool {
+        await eventually(timeout: timeout) { String(self.text.dropFirst(offset)).contains(fragment) }
+    }
+
     public func waitFor(_ fragment: String, timeout: Duration = .seconds(5)) async -> Bool {
         await eventually(timeout: timeout) { self.text.contains(fragment) }
     }

@@ -35,6 +35,16 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
     }
     let lircEvents = remote.follow(lirc.events)
     lirc.start()
+    var evdev: EvdevSource?
+    var evdevEvents: Task<Void, Never>?
+    if let device = configuration.evdevDevice {
+        let source = EvdevSource(device: device, grab: configuration.evdevGrab) { problem in
+            Task { await gateway.setInputProblem(problem, for: "evdev") }
+        }
+        evdevEvents = remote.follow(source.events)
+        source.start()
+        evdev = source
+    }
     await gateway.start()
     let notifier = SystemdNotifier()
     notifier.send("READY=1")
@@ -75,6 +85,8 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
     console?.stop()
     lirc.stop()
     lircEvents.cancel()
+    evdev?.stop()
+    evdevEvents?.cancel()
     await gateway.stop()
     discovery.stop()
     return ExitCode.ok

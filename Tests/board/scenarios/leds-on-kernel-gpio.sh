@@ -2,14 +2,7 @@
 # The status LEDs on a real kernel GPIO character device (the test-only
 # cg_gpio_test chip): line values for each gateway state, read back from the
 # module, and every line switched off and released on SIGTERM.
-set -euo pipefail
-fail() { echo "FAIL: $*"; exit 1; }
-wait_for() {
-    for _ in $(seq 1 $((${3:-20} * 10))); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
-    fail "no '$2' in $1"
-}
-pids=()
-trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
+source "$(dirname "$0")/../lib.sh"
 values() { cat /sys/module/cg_gpio_test/parameters/values; }   # CG_LED0..7
 line() { values | cut -d, -f$(( $1 + 1 )); }
 # Samples a line for SECONDS and prints the distinct values seen ("0", "1" or "0 1").

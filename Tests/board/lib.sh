@@ -1,0 +1,52 @@
+# Shared by the board scenarios (sourced inside the VM).
+set -euo pipefail
+fail() { echo "FAIL: $*"; exit 1; }
+wait_for() {  # wait_for FILE TEXT [SECONDS]
+    for _ in $(seq 1 $((${3:-20} * 10))); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+    fail "no '$2' in $1"
+}
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
+
+# Sets rc, lirc_node and event_node for the rc-loopback device and loads an
+# NEC keymap: 0x0401 KEY_1, 0x0408 KEY_PLAY, 0x0409 KEY_PAUSE, 0x040a KEY_VOLUMEUP.
+setup_rc_loopback() {
+    rc=""
+    for device in /sys/class/rc/rc*; do
+        grep -q "DRV_NAME=rc-loopback" "$device/uevent" && rc=$(basename "$device")
+    done
+    [ -n "$rc" ] || fail "no rc-loopback device"
+    lirc_node=/dev/$(ls "/sys/class/rc/$rc" | grep -m1 '^lirc')
+    event_node=/dev/input/$(basename "$(ls -d /sys/class/rc/$rc/input*/event* | head -1)")
+    echo "rc-loopback is $rc: $lirc_node, $event_node"
+    cat > /tmp/keys.toml <<KEYS
+[[protocols]]
+name = "cast-gateway-board"
+protocol = "nec"
+[protocols.scancodes]
+0x0401 = "KEY_1"
+0x0408 = "KEY_PLAY"
+0x0409 = "KEY_PAUSE"
+0x040a = "KEY_VOLUMEUP"
+KEYS
+    ir-keytable -s "$rc" -c -p nec -w /tmp/keys.toml
+}
+
+# Sends NEC scancode $1 through rc-loopback.
+send_ir() { ir-ctl -d "$lirc_node" -S "nec:$1"; }
+
+# Starts the receiver simulator on 127.0.0.1:8009, logging to $RESULTS/sim.jsonl.
+start_simulator() {
+    "$BIN/cast-receiver-sim" --port 8009 --log "$RESULTS/sim.jsonl" > /tmp/sim.out 2> /tmp/sim.err &
+    pids+=($!)
+}
+
+# Presses KEY_1 (preset 1), KEY_PAUSE, KEY_PLAY and KEY_VOLUMEUP and checks
+# the simulator received LOAD, PAUSE, PLAY and SET_VOLUME.
+press_keys_and_check() {
+    send_ir 0x0401; wait_for "$RESULTS/sim.jsonl" '\"type\\":\\"LOAD' 30
+    wait_for "$RESULTS/gateway.log" '* PLAYING "Board Channel"' 30
+    sleep 0.5; send_ir 0x0409; wait_for "$RESULTS/sim.jsonl" '\"type\\":\\"PAUSE' 30
+    sleep 0.5; send_ir 0x0408; wait_for "$RESULTS/sim.jsonl" '\"type\\":\\"PLAY\\"' 30
+    sleep 0.5; send_ir 0x040a; wait_for "$RESULTS/sim.jsonl" '\"type\\":\\"SET_VOLUME' 30
+}

@@ -32,6 +32,11 @@ let package = Package(
             providers: [.apt(["liblirc-dev"])]
         ),
         .systemLibrary(
+            name: "CCEC",
+            pkgConfig: "libcec",
+            providers: [.apt(["libcec-dev", "libp8-platform-dev", "libudev-dev"])]
+        ),
+        .systemLibrary(
             name: "CGPIOD",
             pkgConfig: "libgpiod",
             providers: [.apt(["libgpiod-dev"])]
@@ -50,7 +55,7 @@ let package = Package(
         .target(name: "TLS", dependencies: ["COpenSSL", "CShims", "SystemSupport"]),
         .target(name: "CastClient", dependencies: ["CastProtocol", "SystemSupport"]),
         .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport"]),
-        .target(name: "RemoteInput", dependencies: ["CLirc", "GatewayModel", "SystemSupport"]),
+        .target(name: "RemoteInput", dependencies: ["CCEC", "CLirc", "GatewayModel", "SystemSupport"]),
         .target(name: "StatusOutput", dependencies: ["CastProtocol", "CShims", "GatewayModel", "SystemSupport"]),
 
         // MARK: Core and tools

@@ -16,7 +16,7 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
     pkg-config libssl-dev libavahi-client-dev \
     avahi-daemon avahi-utils dbus util-linux \
-    liblirc-dev lirc libgpiod-dev \
+    liblirc-dev lirc libgpiod-dev libcec-dev libp8-platform-dev libudev-dev \
     qemu-system-x86 busybox-static v4l-utils ir-keytable cpio kmod make gcc \
     python3 python3-venv python3-pip \
     binutils debootstrap ca-certificates >/dev/null

@@ -29,7 +29,8 @@ extension Gateway {
             try await selectNextDevice()
             return
         case .tvPowerOn, .tvStandby:
-            throw GatewayError(.unavailable, "TV power control needs HDMI-CEC, which this build does not have yet")
+            try controlTV(on: action == .tvPowerOn)
+            return
         default:
             break
         }

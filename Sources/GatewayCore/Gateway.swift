@@ -34,6 +34,7 @@ public actor Gateway {
     public private(set) var recentInputs: [(event: InputEvent, action: Action?)] = []
     private var inputHandler: (@Sendable (InputEvent) async -> Void)?
     private var inputProblems: [String: String] = [:]
+    private var tvControl: (powerOn: @Sendable () -> Void, standby: @Sendable () -> Void)?
 
     public init(configuration: GatewayConfiguration, connector: @escaping CastClient.Connector,
                 timeSource: any TimeSource = SystemTimeSource(), version: String = "0.1.0") {
@@ -99,6 +100,19 @@ public actor Gateway {
         guard let inputHandler else { return false }
         await inputHandler(event)
         return true
+    }
+
+    /// Sets how `tv-on` and `tv-standby` reach the TV (HDMI-CEC).
+    public func setTVControl(powerOn: @escaping @Sendable () -> Void, standby: @escaping @Sendable () -> Void) {
+        tvControl = (powerOn, standby)
+    }
+
+    /// Powers the TV on or puts it in standby; throws when no CEC adapter is set up.
+    func controlTV(on: Bool) throws {
+        guard let tvControl else {
+            throw GatewayError(.unavailable, "TV power control needs an HDMI-CEC adapter; none is set up ([cec] in the config)")
+        }
+        on ? tvControl.powerOn() : tvControl.standby()
     }
 
     /// Records whether an input source works (`problem` nil) or why not.

@@ -49,6 +49,12 @@ public struct GatewayConfiguration: Sendable {
     public var cecAdapter: String?
     public var cecRole = CECRole.playback
     public var cecOSDName = "Cast Gateway"
+    /// Power the TV on when casting starts.
+    public var tvPowerOnWhenCasting = false
+    /// The TV input to select then, as a physical address (0x1000 = 1.0.0.0).
+    public var tvInput: UInt16?
+    /// Put the TV in standby after this long with nothing cast.
+    public var tvStandbyAfter: Duration?
     public var consoleDevice = "/dev/serial0"
     public var consoleBaud = 115_200
     /// LED role (`power`, `link`, `play`, `error`) -> GPIO line spec.
@@ -60,6 +66,13 @@ public struct GatewayConfiguration: Sendable {
     public var presets: [Int: Preset] = [:]
     /// Non-fatal findings (e.g. a world-readable file holding credentials).
     public var warnings: [String] = []
+    /// The sections the file contains (an input is expected when its section is there).
+    public var sections: Set<String> = []
+
+    /// Whether the config asks for `input` (`lirc`, `cec`, `evdev`): its section or its keymap is present.
+    public func configures(_ input: String) -> Bool {
+        sections.contains(input) || sections.contains("keys.\(input)")
+    }
 
     public init() {}
 
@@ -104,6 +117,7 @@ public struct GatewayConfiguration: Sendable {
             throw ConfigError(file: path, line: line, key: "[\(name)]",
                               message: "unknown section; known sections: \(GatewayConfiguration.knownSections.sorted().joined(separator: ", "))")
         }
+        sections = Set(file.sections.map(\.name))
         var credentialsValue: String?
         var credentialsType: String?
         var deviceEntry: ConfigFile.Entry?
@@ -166,6 +180,18 @@ public struct GatewayConfiguration: Sendable {
                     throw fail(entry, "must be at most 14 ASCII characters (a CEC limit), got '\(value)'")
                 }
                 cecOSDName = value
+            case ("cec", "power-on-when-casting"): tvPowerOnWhenCasting = try bool(entry)
+            case ("cec", "tv-input"):
+                let parts = entry.value.split(separator: ".").compactMap { UInt16($0, radix: 16) }
+                guard parts.count == 4, parts.allSatisfy({ $0 <= 0xF }) else {
+                    throw fail(entry, "must be an HDMI physical address such as 1.0.0.0, got '\(entry.value)'")
+                }
+                tvInput = parts.reduce(0) { $0 << 4 | $1 }
+            case ("cec", "standby-after"):
+                guard let minutes = Double(entry.value), minutes >= 0, minutes <= 24 * 60 else {
+                    throw fail(entry, "must be minutes (0 = never), e.g. 30, got '\(entry.value)'")
+                }
+                tvStandbyAfter = minutes == 0 ? nil : .seconds(fractional: minutes * 60)
             case ("console", "device"): consoleDevice = try nonEmpty(entry)
             case ("console", "baud"):
                 guard let baud = Int(entry.value), GatewayConfiguration.baudRates.contains(baud) else {
@@ -229,7 +255,7 @@ public struct GatewayConfiguration: Sendable {
         "cast": ["app-id", "android-receiver", "credentials", "credentials-type"],
         "log": ["level"],
         "lirc": ["socket"],
-        "cec": ["adapter", "role", "osd-name"],
+        "cec": ["adapter", "role", "osd-name", "power-on-when-casting", "tv-input", "standby-after"],
         "console": ["device", "baud"],
         "leds": ["power", "link", "play", "error"],
         "evdev": ["device", "grab"],

@@ -30,11 +30,29 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
     discovery.start()
     await gateway.follow(discovery: discovery.snapshots())
     let remote = await makeRemoteControl(for: gateway, configuration: configuration)
+    // A source's absence is a problem (LED error 4, console status) only when
+    // the config asks for it; the sources run anyway, so a late lircd works.
+    let lircExpected = configuration.configures("lirc")
     let lirc = LircSource(socketPath: configuration.lircSocket) { problem in
-        Task { await gateway.setInputProblem(problem, for: "lirc") }
+        if lircExpected { Task { await gateway.setInputProblem(problem, for: "lirc") } }
     }
     let lircEvents = remote.follow(lirc.events)
     lirc.start()
+    var cec: CecSource?
+    var cecEvents: Task<Void, Never>?
+    let cecDevicePresent = FileSystem.permissions(of: "/dev/cec0") != nil
+    if configuration.configures("cec") || cecDevicePresent {
+        let role = CecSource.Role(rawValue: configuration.cecRole.rawValue) ?? .playback
+        let source = CecSource(settings: .init(adapter: configuration.cecAdapter, role: role,
+                                               osdName: configuration.cecOSDName)) { problem in
+            Task { await gateway.setInputProblem(problem, for: "cec") }
+        }
+        cecEvents = remote.follow(source.events)
+        source.start()
+        let input = configuration.tvInput
+        await gateway.setTVControl(powerOn: { source.powerOnTV(selecting: input) }, standby: { source.standbyTV() })
+        cec = source
+    }
     var evdev: EvdevSource?
     var evdevEvents: Task<Void, Never>?
     if let device = configuration.evdevDevice {
@@ -63,6 +81,8 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
             }
         }
     }
+    let tvPower = (cec != nil && (configuration.tvPowerOnWhenCasting || configuration.tvStandbyAfter != nil))
+        ? startTVPowerPolicy(gateway, configuration: configuration, logger: logger) : nil
     var console: SerialConsole?
     if configuration.consoleDevice != "none" {
         let interpreter = CommandInterpreter(gateway: gateway, version: gatewayVersion)
@@ -87,6 +107,9 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
     lircEvents.cancel()
     evdev?.stop()
     evdevEvents?.cancel()
+    tvPower?.cancel()
+    cec?.stop()
+    cecEvents?.cancel()
     await gateway.stop()
     discovery.stop()
     return ExitCode.ok
@@ -112,4 +135,40 @@ func makeLEDPanel(_ configuration: GatewayConfiguration, logger: Logger) -> LEDP
         }
     }
     return lines.isEmpty ? nil : LEDPanel(lines: lines)
+}
+
+/// Powers the TV on when casting starts and puts it in standby after the
+/// configured idle time, through the gateway's TV actions (HDMI-CEC). State
+/// changes and the standby deadline arrive on one stream (nil = deadline).
+func startTVPowerPolicy(_ gateway: Gateway, configuration: GatewayConfiguration, logger: Logger) -> Task<Void, Never> {
+    Task {
+        var policy = TVPowerPolicy(powerOnWhenCasting: configuration.tvPowerOnWhenCasting,
+                                   standbyAfter: configuration.tvStandbyAfter)
+        let clock = gateway.timeSource
+        let (events, continuation) = AsyncStream.makeStream(of: GatewayState?.self)
+        let forward = Task {
+            for await state in gateway.states() { continuation.yield(state) }
+            continuation.finish()
+        }
+        var deadline: Task<Void, Never>?
+        var latest = GatewayState()
+        for await event in events {
+            if let event { latest = event }
+            if let command = policy.update(appRunning: latest.appID != nil, connected: latest.link == .connected, now: clock.now) {
+                logger.notice(command == .powerOn ? "casting started: powering the TV on" : "nothing cast for a while: TV standby")
+                try? await gateway.perform(command == .powerOn ? .tvPowerOn : .tvStandby)
+            }
+            deadline?.cancel()
+            deadline = nil
+            if let due = policy.nextCheck(after: clock.now) {
+                let wait = due - clock.now
+                deadline = Task {
+                    try? await clock.sleep(for: wait)
+                    if !Task.isCancelled { continuation.yield(nil) }
+                }
+            }
+        }
+        forward.cancel()
+        deadline?.cancel()
+    }
 }

@@ -175,3 +175,34 @@ final class LEDConfigurationTests: XCTestCase {
         }
     }
 }
+
+final class TVPowerPolicyTests: XCTestCase {
+    func testPowerOnWhenCastingStartsAndStandbyOnceAfterIdle() {
+        var policy = TVPowerPolicy(powerOnWhenCasting: true, standbyAfter: .seconds(600))
+        XCTAssertNil(policy.update(appRunning: false, connected: true, now: .seconds(0)))
+        XCTAssertEqual(policy.nextCheck(after: .seconds(1)), .seconds(600))
+        XCTAssertNil(policy.update(appRunning: false, connected: true, now: .seconds(599)))
+        XCTAssertEqual(policy.update(appRunning: false, connected: true, now: .seconds(600)), .standby)
+        XCTAssertNil(policy.update(appRunning: false, connected: true, now: .seconds(1200)), "standby is sent once")
+        XCTAssertNil(policy.nextCheck(after: .seconds(1200)))
+        XCTAssertEqual(policy.update(appRunning: true, connected: true, now: .seconds(1300)), .powerOn)
+        XCTAssertNil(policy.update(appRunning: true, connected: true, now: .seconds(1301)), "only when casting starts")
+        XCTAssertNil(policy.update(appRunning: false, connected: false, now: .seconds(1400)), "no standby while offline")
+    }
+
+    func testDisabledParts() {
+        var policy = TVPowerPolicy(powerOnWhenCasting: false, standbyAfter: nil)
+        XCTAssertNil(policy.update(appRunning: true, connected: true, now: .zero))
+        XCTAssertNil(policy.update(appRunning: false, connected: true, now: .seconds(99999)))
+    }
+
+    func testTVConfiguration() throws {
+        let configuration = try GatewayConfiguration(file: try ConfigFile(path: "g.conf", text: "[cec]\npower-on-when-casting = yes\ntv-input = 1.0.0.0\nstandby-after = 30\n"))
+        XCTAssertTrue(configuration.tvPowerOnWhenCasting)
+        XCTAssertEqual(configuration.tvInput, 0x1000)
+        XCTAssertEqual(configuration.tvStandbyAfter, .seconds(1800))
+        XCTAssertTrue(configuration.configures("cec"))
+        XCTAssertThrowsError(try GatewayConfiguration(file: try ConfigFile(path: "g.conf", text: "[cec]\ntv-input = 1.0.0\n")))
+        XCTAssertThrowsError(try GatewayConfiguration(file: try ConfigFile(path: "g.conf", text: "[cec]\nstandby-after = soon\n")))
+    }
+}

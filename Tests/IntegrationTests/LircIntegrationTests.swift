@@ -74,6 +74,28 @@ final class LircIntegrationTests: XCTestCase {
         if seeks.count == 2 { XCTAssertEqual(seeks[1], seeks[0] - 10, accuracy: 1.5, "rewind goes back 10 s from the seek") }
         XCTAssertEqual(sim.mediaCommands(), ["LOAD", "PAUSE", "PLAY", "PAUSE", "PLAY", "SEEK", "SEEK", "STOP"])
 
+        // The other defaults. Media that cannot take a command gets nothing:
+        // the gateway refuses it locally (one item: no next; no tracks: no subtitles).
+        try setup.lircd.simulate(["0000000000000002 00 KEY_1 devinput-64"])
+        waitForMessages(sim, type: "LOAD", count: 2)
+        let more: [(key: String, code: String, type: String?, count: Int)] = [
+            ("KEY_OK", "160", "PAUSE", 3), ("KEY_RIGHT", "6a", "SEEK", 3), ("KEY_LEFT", "69", "SEEK", 4),
+            ("KEY_NEXTSONG", "a3", nil, 0), ("KEY_CHANNELDOWN", "193", nil, 0), ("KEY_SUBTITLE", "172", nil, 0),
+            ("KEY_AUDIO", "188", nil, 0), ("KEY_2", "03", nil, 0), ("KEY_POWER", "74", nil, 0),
+        ]
+        for step in more {
+            let code = String(repeating: "0", count: 16 - step.code.count) + step.code
+            try setup.lircd.simulate(["\(code) 00 \(step.key) devinput-64"])
+            if let type = step.type { waitForMessages(sim, type: type, count: step.count) } else { Thread.sleep(forTimeInterval: 0.3) }
+        }
+        XCTAssertFalse(sim.mediaCommands().contains("QUEUE_UPDATE"), "next/previous on one item must not be sent")
+        XCTAssertFalse(sim.mediaCommands().contains("EDIT_TRACKS_INFO"), "no tracks: nothing to cycle")
+        try setup.lircd.simulate(["00000000000000ae 00 KEY_EXIT devinput-64"])
+        let stops = waitForMessages(sim, type: "STOP", count: 2)
+        XCTAssertNotNil(stops.last?["sessionId"], "KEY_EXIT stops the app on the receiver namespace")
+        XCTAssertNotNil(setup.daemon.waitForLine(containing: "preset 2 is not set"), setup.daemon.allOutput)
+        XCTAssertNotNil(setup.daemon.waitForLine(containing: "does not support next"), setup.daemon.allOutput)
+
         let keys = try runGateway(["--version"])  // the daemon keeps running meanwhile
         XCTAssertEqual(keys.status, 0)
         XCTAssertTrue(setup.daemon.isRunning)

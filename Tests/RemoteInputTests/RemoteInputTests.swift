@@ -129,3 +129,16 @@ final class ActionSchedulerTests: XCTestCase {
         XCTAssertEqual(recorder.list, [.toggle, .previous])
     }
 }
+
+final class CecKeyCodeTests: XCTestCase {
+    func testEveryCodeNameIsAKeymapName() {
+        for (code, name) in CecKeyCodes.names {
+            XCTAssertTrue(RemoteKeyNames.cec.contains(name), "0x\(String(code, radix: 16)) \(name) is not a known CEC key name")
+        }
+        XCTAssertEqual(CecKeyCodes.name(for: 0x44), "PLAY")
+        XCTAssertEqual(CecKeyCodes.name(for: 0x21), "NUMBER1")
+        XCTAssertEqual(CecKeyCodes.name(for: 0x41), "VOLUME_UP")
+        XCTAssertEqual(CecKeyCodes.name(for: 0xEE), "CEC_238")
+        XCTAssertEqual(Keymap.standard(for: .cec).action(for: InputEvent(source: .cec, key: CecKeyCodes.name(for: 0x61))), .toggle)
+    }
+}

@@ -50,3 +50,25 @@ press_keys_and_check() {
     sleep 0.5; send_ir 0x0408; wait_for "$RESULTS/sim.jsonl" '\"type\\":\\"PLAY\\"' 30
     sleep 0.5; send_ir 0x040a; wait_for "$RESULTS/sim.jsonl" '\"type\\":\\"SET_VOLUME' 30
 }
+
+# CEC: vivid creates cec0 (its HDMI input, physical address 0.0.0.0: where a
+# TV sits) and cec1 (its HDMI output, 1.0.0.0) on one virtual bus. libcec
+# always opens /dev/cec0, so the real topology is built by giving that path
+# to cec1 (bind mount) and playing the TV on the original cec0 node, at
+# logical address 0.
+TV_CEC=/tmp/cec-tv
+setup_cec_tv() {
+    [ -e /dev/cec0 ] && [ -e /dev/cec1 ] || fail "vivid did not create /dev/cec0 and /dev/cec1"
+    local major minor
+    major=$(( 0x$(stat -c %t /dev/cec0) )); minor=$(( 0x$(stat -c %T /dev/cec0) ))
+    mknod "$TV_CEC" c "$major" "$minor"
+    mount --bind /dev/cec1 /dev/cec0
+    cec-ctl -d "$TV_CEC" --tv --osd-name "Test TV" > /tmp/cec-tv.log 2>&1 || fail "cannot configure the TV adapter"
+    grep -q "Logical Address          : 0" /tmp/cec-tv.log || { cat /tmp/cec-tv.log; fail "the TV did not get logical address 0"; }
+}
+
+# Presses CEC user-control code $2 (e.g. 0x44) on the device at logical address $1.
+send_cec() {
+    cec-ctl -d "$TV_CEC" --to "$1" --user-control-pressed ui-cmd="$2" > /dev/null
+    cec-ctl -d "$TV_CEC" --to "$1" --user-control-released > /dev/null
+}

@@ -1,0 +1,48 @@
+/// When to switch the TV on and off around casting (HDMI-CEC).
+///
+/// - When a cast session starts (an app appears), power the TV on and select
+///   its input (`powerOnWhenCasting`).
+/// - After `standbyAfter` with no app running, put the TV in standby once.
+/// Pure: feed it states and times, it answers what to do.
+public struct TVPowerPolicy: Sendable {
+    public enum Command: Sendable, Equatable {
+        case powerOn
+        case standby
+    }
+
+    public var powerOnWhenCasting: Bool
+    /// nil: never put the TV in standby.
+    public var standbyAfter: Duration?
+    private var hadApp = false
+    private var idleSince: Duration?
+    private var standbySent = false
+
+    public init(powerOnWhenCasting: Bool, standbyAfter: Duration?) {
+        self.powerOnWhenCasting = powerOnWhenCasting
+        self.standbyAfter = standbyAfter
+    }
+
+    /// Updates with whether an app runs at `now`; returns a command to send, if any.
+    public mutating func update(appRunning: Bool, connected: Bool, now: Duration) -> Command? {
+        defer { hadApp = appRunning }
+        if appRunning {
+            idleSince = nil
+            standbySent = false
+            return !hadApp && powerOnWhenCasting ? .powerOn : nil
+        }
+        guard connected, let standbyAfter else { return nil }
+        let since = idleSince ?? now
+        idleSince = since
+        if !standbySent, now - since >= standbyAfter {
+            standbySent = true
+            return .standby
+        }
+        return nil
+    }
+
+    /// When the next check is due (for a timer), or nil.
+    public func nextCheck(after now: Duration) -> Duration? {
+        guard let standbyAfter, let idleSince, !standbySent else { return nil }
+        return max(idleSince + standbyAfter, now)
+    }
+}

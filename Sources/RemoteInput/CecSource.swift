@@ -1,0 +1,245 @@
+import CCEC
+import Dispatch
+import GatewayModel
+import SystemSupport
+
+/// HDMI-CEC remote keys and TV control through libcec.
+///
+/// libcec calls back on its own threads; callbacks only yield events.
+/// Opening and closing the adapter block, so every libcec call runs on this
+/// source's serial queue, never on the cooperative pool. A missing adapter,
+/// or one that disappears, is retried with backoff while the gateway runs on.
+public final class CecSource: @unchecked Sendable {
+    /// How the gateway appears on the CEC bus (see the README for what each sees).
+    public enum Role: String, Sendable {
+        /// A playback device: keys arrive while it is the TV's selected source.
+        case playback
+        /// An audio system (logical address 5): the TV sends volume and mute to it.
+        case audioSystem = "audio-system"
+        /// Watch all traffic: only with adapters that can monitor the whole bus.
+        case monitor
+    }
+
+    public struct Settings: Sendable {
+        public var adapter: String?
+        public var role: Role
+        public var osdName: String
+
+        public init(adapter: String? = nil, role: Role = .playback, osdName: String = "Cast Gateway") {
+            self.adapter = adapter
+            self.role = role
+            self.osdName = osdName
+        }
+    }
+
+    public let events: AsyncStream<InputEvent>
+    public let settings: Settings
+    private let continuation: AsyncStream<InputEvent>.Continuation
+    private let availability: @Sendable (String?) -> Void
+    private let queue = DispatchQueue(label: "cast-gateway.cec")
+    private let logger = Logger(label: "cec")
+    // On `queue` only (callbacks touch only `continuation`, `queue` and `logger`):
+    private var connection: libcec_connection_t?
+    private let configuration = UnsafeMutablePointer<libcec_configuration>.allocate(capacity: 1)
+    private let callbacks = UnsafeMutablePointer<ICECCallbacks>.allocate(capacity: 1)
+    private var backoff = Backoff(initial: .seconds(1), maximum: .seconds(60))
+    private var stopped = false
+    private var lastProblem: String?
+
+    public init(settings: Settings, availability: @escaping @Sendable (String?) -> Void = { _ in }) {
+        self.settings = settings
+        self.availability = availability
+        (events, continuation) = AsyncStream.makeStream(of: InputEvent.self)
+        configuration.initialize(to: libcec_configuration())
+        callbacks.initialize(to: ICECCallbacks())
+    }
+
+    deinit {
+        configuration.deallocate()
+        callbacks.deallocate()
+    }
+
+    public func start() { queue.async { self.open() } }
+
+    public func stop() {
+        queue.sync {
+            stopped = true
+            closeConnection()
+        }
+        continuation.finish()
+    }
+
+    // MARK: TV control (queued; no-ops without an adapter)
+
+    /// Powers the TV on and, when `physicalAddress` is given (e.g. 0x1000 for 1.0.0.0), selects that input.
+    public func powerOnTV(selecting physicalAddress: UInt16? = nil) {
+        queue.async {
+            guard let connection = self.connection else { return }
+            _ = libcec_power_on_devices(connection, CECDEVICE_TV)
+            if let physicalAddress { self.broadcastSetStreamPath(physicalAddress, on: connection) }
+        }
+    }
+
+    public func standbyTV() {
+        queue.async {
+            guard let connection = self.connection else { return }
+            _ = libcec_standby_devices(connection, CECDEVICE_TV)
+        }
+    }
+
+    /// Broadcasts <Set Stream Path> (opcode 0x86): the TV switches to the
+    /// input with that physical address. libcec's own helper only acts on
+    /// devices it has already seen, so the message is built here.
+    private func broadcastSetStreamPath(_ physicalAddress: UInt16, on connection: libcec_connection_t) {
+        var command = cec_command()
+        command.initiator = libcec_get_logical_addresses(connection).primary
+        command.destination = CECDEVICE_BROADCAST
+        command.opcode = CEC_OPCODE_SET_STREAM_PATH
+        command.opcode_set = 1
+        command.transmit_timeout = 1000
+        withUnsafeMutableBytes(of: &command.parameters.data) { data in
+            data[0] = UInt8(physicalAddress >> 8)
+            data[1] = UInt8(physicalAddress & 0xFF)
+        }
+        command.parameters.size = 2
+        if libcec_transmit(connection, &command) != 1 {
+            logger.warning("could not switch the TV to input \(physicalAddress >> 12).\((physicalAddress >> 8) & 0xF).\((physicalAddress >> 4) & 0xF).\(physicalAddress & 0xF)")
+        }
+    }
+
+    // MARK: Adapter (on `queue`)
+
+    private func configure() {
+        libcec_clear_configuration(configuration)
+        configuration.pointee.clientVersion = UInt32(LIBCEC_VERSION_CURRENT.rawValue)
+        withUnsafeMutableBytes(of: &configuration.pointee.strDeviceName) { buffer in
+            let name = Array(settings.osdName.utf8.prefix(buffer.count - 1)) + [0]
+            buffer.copyBytes(from: name)
+        }
+        configuration.pointee.deviceTypes.types.0 = settings.role == .audioSystem
+            ? CEC_DEVICE_TYPE_AUDIO_SYSTEM : CEC_DEVICE_TYPE_PLAYBACK_DEVICE
+        // Do not steal the TV's input on start, wake nothing, and keep STOP
+        // from being delayed or rewritten by the combo-key trap.
+        configuration.pointee.bActivateSource = 0
+        configuration.pointee.wakeDevices.primary = CECDEVICE_UNKNOWN
+        withUnsafeMutableBytes(of: &configuration.pointee.wakeDevices.addresses) { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        configuration.pointee.comboKey = CEC_USER_CONTROL_CODE_UNKNOWN
+        configuration.pointee.iComboKeyTimeoutMs = 0
+        configuration.pointee.bMonitorOnly = settings.role == .monitor ? 1 : 0
+        callbacks.pointee.keyPress = { parameter, key in
+            guard let parameter, let key else { return }
+            Unmanaged<CecSource>.fromOpaque(parameter).takeUnretainedValue().keyPressed(key.pointee)
+        }
+        callbacks.pointee.alert = { parameter, alert, _ in
+            guard let parameter else { return }
+            Unmanaged<CecSource>.fromOpaque(parameter).takeUnretainedValue().alerted(alert)
+        }
+        configuration.pointee.callbacks = callbacks
+        configuration.pointee.callbackParam = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    private func open() {
+        guard !stopped, connection == nil else { return }
+        configure()
+        guard let connection = libcec_initialise(configuration) else {
+            retry("libcec could not be initialised")
+            return
+        }
+        var adapters = [cec_adapter_descriptor](repeating: cec_adapter_descriptor(), count: 8)
+        let found = Int(libcec_detect_adapters(connection, &adapters, UInt8(adapters.count), nil, 0))
+        let candidates = Array(adapters.prefix(max(found, 0)))
+        func text<T>(_ field: T) -> String {
+            withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        }
+        let chosen = candidates.first { adapter in
+            guard let wanted = settings.adapter else { return true }
+            return text(adapter.strComName) == wanted || text(adapter.strComPath) == wanted
+                || (wanted.hasPrefix("/dev/cec") && adapter.adapterType == ADAPTERTYPE_LINUX)
+        }
+        guard let adapter = chosen else {
+            libcec_destroy(connection)
+            retry(settings.adapter.map { "no CEC adapter \($0) found" } ?? "no CEC adapter found")
+            return
+        }
+        if settings.role == .monitor, adapter.adapterType == ADAPTERTYPE_LINUX {
+            libcec_destroy(connection)
+            let problem = "the monitor role needs an adapter that can monitor all CEC traffic (Pulse-Eight USB or cec-gpio); the kernel CEC adapter cannot. Use role = playback or audio-system"
+            logger.error(problem)
+            availability(problem)
+            return  // a configuration problem: retrying cannot help
+        }
+        let port = text(adapter.strComName)
+        guard libcec_open(connection, port, 10_000) == 1 else {
+            libcec_destroy(connection)
+            retry("cannot open CEC adapter \(port)")
+            return
+        }
+        self.connection = connection
+        backoff.reset()
+        lastProblem = nil
+        availability(nil)
+        logger.notice("CEC adapter \(port) open as \(settings.role.rawValue) \"\(settings.osdName)\"")
+    }
+
+    private func closeConnection() {
+        guard let connection else { return }
+        libcec_close(connection)
+        libcec_destroy(connection)
+        self.connection = nil
+    }
+
+    private func retry(_ problem: String) {
+        if problem != lastProblem { logger.warning(problem + "; retrying") } else { logger.debug(problem) }
+        lastProblem = problem
+        availability(problem)
+        let delay = backoff.nextDelay()
+        queue.asyncAfter(deadline: .now() + delay.seconds) { self.open() }
+    }
+
+    // MARK: Callbacks (libcec's threads)
+
+    private func keyPressed(_ key: cec_keypress) {
+        // duration 0 is the press; releases (duration > 0) are not reliable and not needed.
+        guard key.duration == 0 else { return }
+        let code = UInt8(truncatingIfNeeded: key.keycode.rawValue)
+        var event = InputEvent(source: .cec, key: CecKeyCodes.name(for: code))
+        event.receivedAt = ContinuousClock.now
+        continuation.yield(event)
+    }
+
+    private func alerted(_ alert: libcec_alert) {
+        guard alert == CEC_ALERT_CONNECTION_LOST else { return }
+        queue.async {
+            self.closeConnection()
+            self.retry("CEC adapter connection lost")
+        }
+    }
+}
+
+/// CEC user-control codes and libcec's names for them.
+enum CecKeyCodes {
+    static let names: [UInt8: String] = {
+        var map: [UInt8: String] = [
+            0x00: "SELECT", 0x01: "UP", 0x02: "DOWN", 0x03: "LEFT", 0x04: "RIGHT", 0x05: "RIGHT_UP", 0x06: "RIGHT_DOWN",
+            0x07: "LEFT_UP", 0x08: "LEFT_DOWN", 0x09: "ROOT_MENU", 0x0A: "SETUP_MENU", 0x0B: "CONTENTS_MENU",
+            0x0C: "FAVORITE_MENU", 0x0D: "EXIT", 0x10: "TOP_MENU", 0x11: "DVD_MENU", 0x1D: "NUMBER_ENTRY_MODE",
+            0x1E: "NUMBER11", 0x1F: "NUMBER12", 0x2A: "DOT", 0x2B: "ENTER", 0x2C: "CLEAR", 0x2F: "NEXT_FAVORITE",
+            0x30: "CHANNEL_UP", 0x31: "CHANNEL_DOWN", 0x32: "PREVIOUS_CHANNEL", 0x33: "SOUND_SELECT", 0x34: "INPUT_SELECT",
+            0x35: "DISPLAY_INFORMATION", 0x36: "HELP", 0x37: "PAGE_UP", 0x38: "PAGE_DOWN", 0x40: "POWER",
+            0x41: "VOLUME_UP", 0x42: "VOLUME_DOWN", 0x43: "MUTE", 0x44: "PLAY", 0x45: "STOP", 0x46: "PAUSE",
+            0x47: "RECORD", 0x48: "REWIND", 0x49: "FAST_FORWARD", 0x4A: "EJECT", 0x4B: "FORWARD", 0x4C: "BACKWARD",
+            0x4D: "STOP_RECORD", 0x4E: "PAUSE_RECORD", 0x50: "ANGLE", 0x51: "SUB_PICTURE", 0x52: "VIDEO_ON_DEMAND",
+            0x53: "ELECTRONIC_PROGRAM_GUIDE", 0x54: "TIMER_PROGRAMMING", 0x55: "INITIAL_CONFIGURATION",
+            0x56: "SELECT_BROADCAST_TYPE", 0x57: "SELECT_SOUND_PRESENTATION", 0x60: "PLAY_FUNCTION",
+            0x61: "PAUSE_PLAY_FUNCTION", 0x62: "RECORD_FUNCTION", 0x63: "PAUSE_RECORD_FUNCTION", 0x64: "STOP_FUNCTION",
+            0x65: "MUTE_FUNCTION", 0x66: "RESTORE_VOLUME_FUNCTION", 0x67: "TUNE_FUNCTION", 0x68: "SELECT_MEDIA_FUNCTION",
+            0x69: "SELECT_AV_INPUT_FUNCTION", 0x6A: "SELECT_AUDIO_INPUT_FUNCTION", 0x6B: "POWER_TOGGLE_FUNCTION",
+            0x6C: "POWER_OFF_FUNCTION", 0x6D: "POWER_ON_FUNCTION", 0x71: "F1_BLUE", 0x72: "F2_RED", 0x73: "F3_GREEN",
+            0x74: "F4_YELLOW", 0x75: "F5", 0x76: "DATA", 0x91: "AN_RETURN", 0x96: "AN_CHANNELS_LIST",
+        ]
+        for digit in 0...9 { map[0x20 + UInt8(digit)] = "NUMBER\(digit)" }
+        return map
+    }()
+
+    static func name(for code: UInt8) -> String { names[code] ?? "CEC_\(code)" }
+}

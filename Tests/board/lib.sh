@@ -72,3 +72,15 @@ send_cec() {
     cec-ctl -d "$TV_CEC" --to "$1" --user-control-pressed ui-cmd="$2" > /dev/null
     cec-ctl -d "$TV_CEC" --to "$1" --user-control-released > /dev/null
 }
+
+# Starts the gateway with the simulator as its device, no serial console, the
+# extra config text $1, and preset 1 ("Board Channel"); waits for "* IDLE".
+# Sets gateway_pid.
+start_gateway() {
+    printf '[device]\nhost = 127.0.0.1:8009\n[console]\ndevice = none\n[presets]\n1 = http://media.test/board.mp4 | Board Channel\n%s\n' \
+        "$1" > /tmp/gateway.conf
+    "$BIN/cast-gateway" run --config /tmp/gateway.conf 2> "$RESULTS/gateway.log" &
+    gateway_pid=$!
+    pids+=($gateway_pid)
+    wait_for "$RESULTS/gateway.log" "* IDLE" 60
+}

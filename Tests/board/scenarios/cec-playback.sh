@@ -7,23 +7,12 @@ setup_cec_tv
 cec-ctl -d "$TV_CEC" --monitor > "$RESULTS/tv-monitor.log" 2>&1 &
 pids+=($!)
 start_simulator
-cat > /tmp/gateway.conf <<CONF
-[device]
-host = 127.0.0.1:8009
-[cec]
+start_gateway "[cec]
 role = playback
 osd-name = Board Gateway
 [keys.cec]
-F2_RED = tv-on
-[console]
-device = none
-[presets]
-1 = http://media.test/board.mp4 | Board Channel
-CONF
-"$BIN/cast-gateway" run --config /tmp/gateway.conf 2> "$RESULTS/gateway.log" &
-pids+=($!)
+F2_RED = tv-on"
 wait_for "$RESULTS/gateway.log" "open as playback" 60
-wait_for "$RESULTS/gateway.log" "* IDLE" 60
 sleep 1
 address=4  # the first playback device
 send_cec $address 0x21; wait_for "$RESULTS/sim.jsonl" '\"type\\":\\"LOAD' 30      # NUMBER1 -> preset 1

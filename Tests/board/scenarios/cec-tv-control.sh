@@ -6,18 +6,10 @@ setup_cec_tv
 cec-ctl -d "$TV_CEC" --monitor > "$RESULTS/tv-monitor.log" 2>&1 &
 pids+=($!)
 start_simulator
-cat > /tmp/gateway.conf <<CONF
-[device]
-host = 127.0.0.1:8009
-[cec]
+start_gateway "[cec]
 power-on-when-casting = true
 tv-input = 2.0.0.0
-standby-after = 0.05
-[console]
-device = none
-CONF
-"$BIN/cast-gateway" run --config /tmp/gateway.conf 2> "$RESULTS/gateway.log" &
-pids+=($!)
+standby-after = 0.05"
 wait_for "$RESULTS/gateway.log" "open as playback" 60
 wait_for "$RESULTS/tv-monitor.log" "STANDBY" 30          # 3 s idle
 "$BIN/cast-gateway" cast http://media.test/tv.mp4 --device 127.0.0.1:8009 > /dev/null

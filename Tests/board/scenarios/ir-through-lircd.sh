@@ -10,19 +10,8 @@ pids+=($!)
 for _ in $(seq 1 200); do [ -S /tmp/lircd.sock ] && break; sleep 0.1; done
 [ -S /tmp/lircd.sock ] || fail "lircd did not start"
 start_simulator
-cat > /tmp/gateway.conf <<CONF
-[device]
-host = 127.0.0.1:8009
-[lirc]
-socket = /tmp/lircd.sock
-[console]
-device = none
-[presets]
-1 = http://media.test/board.mp4 | Board Channel
-CONF
-"$BIN/cast-gateway" run --config /tmp/gateway.conf 2> "$RESULTS/gateway.log" &
-pids+=($!)
+start_gateway "[lirc]
+socket = /tmp/lircd.sock"
 wait_for "$RESULTS/gateway.log" "connected to lircd" 60
-wait_for "$RESULTS/gateway.log" "* IDLE" 60
 press_keys_and_check
 echo "PASS: KEY_1, KEY_PAUSE, KEY_PLAY, KEY_VOLUMEUP reached the receiver through rc-loopback and lircd"

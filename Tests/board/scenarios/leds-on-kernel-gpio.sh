@@ -18,23 +18,13 @@ for _ in $(seq 1 200); do [ -S /tmp/lircd.sock ] && break; sleep 0.1; done
 "$BIN/cast-receiver-sim" --port 8009 > /tmp/sim.out 2> /tmp/sim.err &
 SIM=$!
 pids+=($SIM)
-cat > /tmp/gateway.conf <<CONF
-[device]
-host = 127.0.0.1:8009
-[console]
-device = none
-[lirc]
+start_gateway "[lirc]
 socket = /tmp/lircd.sock
 [leds]
 power = CG_LED0
 link = CG_LED1
 play = cast-gateway-test:2
-error = CG_LED3 active-low
-CONF
-"$BIN/cast-gateway" run --config /tmp/gateway.conf 2> "$RESULTS/gateway.log" &
-GATEWAY=$!
-pids+=($GATEWAY)
-wait_for "$RESULTS/gateway.log" "* IDLE" 60
+error = CG_LED3 active-low"
 sleep 0.5
 [ "$(grep -c '|cast-gateway ' /sys/kernel/debug/gpio)" = 4 ] || { cat /sys/kernel/debug/gpio; fail "the four LED lines are not claimed"; }
 echo "connected, idle: $(values)"
@@ -57,8 +47,8 @@ wait_for "$RESULTS/gateway.log" "reconnecting" 30
 [ "$(seen 3 4)" = "0 1" ] || fail "error LED should flash code 2 while the device is unreachable"
 echo "reconnecting: error LED flashes"
 
-kill -TERM $GATEWAY
-wait $GATEWAY || true
+kill -TERM $gateway_pid
+wait $gateway_pid || true
 echo "after SIGTERM: $(values)"
 [ "$(values | cut -d, -f1-4)" = "0,0,0,1" ] || fail "LEDs must be off after shutdown (error is active-low: high)"
 if grep -q '|cast-gateway ' /sys/kernel/debug/gpio; then cat /sys/kernel/debug/gpio; fail "lines still claimed after shutdown"; fi

@@ -69,8 +69,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "cast-gateway",
-            dependencies: ["GatewayCore", "CastClient", "Discovery", "RemoteInput", "StatusOutput", "TLS", "ReceiverSimulator",
-                           "SystemSupport"]
+            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Discovery", "RemoteInput",
+                           "StatusOutput", "TLS", "ReceiverSimulator", "SystemSupport"]
         ),
         .executableTarget(
             name: "cast-receiver-sim",
@@ -89,17 +89,18 @@ let package = Package(
             dependencies: ["CastClient", "CastProtocol", "SystemSupport"],
             path: "Tests/TestSupport"
         ),
-        .testTarget(name: "CastProtocolTests", dependencies: ["CastProtocol"]),
+        .testTarget(name: "CastProtocolTests", dependencies: ["CastProtocol", "TestSupport"]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "GatewayModel"]),
         .testTarget(name: "RemoteInputTests", dependencies: ["RemoteInput", "GatewayModel", "TestSupport"]),
         .testTarget(name: "StatusOutputTests", dependencies: ["StatusOutput", "GatewayModel", "SystemSupport", "TestSupport"]),
         .testTarget(
             name: "CastClientTests",
-            dependencies: ["CastClient", "CastProtocol", "TestSupport", "TLS", "ReceiverSimulator"]
+            dependencies: ["CastClient", "CastProtocol", "SystemSupport", "TestSupport", "TLS", "ReceiverSimulator"]
         ),
         .testTarget(
             name: "GatewayCoreTests",
-            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "TestSupport"]
+            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "SystemSupport",
+                           "TestSupport"]
         ),
         .testTarget(
             name: "IntegrationTests",

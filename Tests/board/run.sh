@@ -80,6 +80,9 @@ done
 ip link set lo up
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 hostroot /newroot
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 work /newroot/mnt
+# The repository gets its own share: the VM puts fresh tmpfs over /tmp,
+# /root and friends, where a checkout may well live.
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 repo /newroot/mnt/repo
 mount --move /proc /newroot/proc
 mount --move /sys /newroot/sys
 mount --move /dev /newroot/dev
@@ -92,18 +95,26 @@ chmod +x "$INITRD/init"
 scenarios=("$@")
 [ ${#scenarios[@]} -gt 0 ] || scenarios=($(ls "$REPO/Tests/board/scenarios/"*.sh))
 failed=0
+case "$BIN" in
+    "$REPO"/*) VM_BIN=/mnt/repo/${BIN#"$REPO"/} ;;
+    *) echo "board: the build directory $BIN must be inside the repository" >&2; exit 1 ;;
+esac
 for scenario in "${scenarios[@]}"; do
     scenario=$(realpath "$scenario")
+    case "$scenario" in
+        "$REPO"/*) vm_scenario=/mnt/repo/${scenario#"$REPO"/} ;;
+        *) echo "board: scenario $scenario must be inside the repository" >&2; exit 1 ;;
+    esac
     name=$(basename "$scenario" .sh)
     SHARE=$WORK/share-$name
-    mkdir -p "$SHARE"
+    mkdir -p "$SHARE/repo"
     cat > "$SHARE/boot.sh" <<BOOT
 #!/bin/bash
 # PID 1 inside the VM: private writable directories, then the scenario.
 for dir in /tmp /run /var/tmp /var/log /var/lib /root; do mount -t tmpfs tmpfs \$dir; done
 mkdir -p /run/lirc
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin BIN="$BIN" RESULTS=/mnt
-bash "$scenario" > /mnt/scenario.log 2>&1
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin BIN="$VM_BIN" RESULTS=/mnt
+bash "$vm_scenario" > /mnt/scenario.log 2>&1
 echo "exit=\$?" >> /mnt/scenario.log
 echo o > /proc/sysrq-trigger
 sleep 10
@@ -113,13 +124,15 @@ BOOT
         -kernel "$CACHE/kernel/boot/vmlinuz-$VERSION" -initrd "$WORK/initrd.gz" \
         -append "console=ttyS0 quiet panic=-1 sysrq_always_enabled=1" \
         -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-        -virtfs local,path="$SHARE",mount_tag=work,security_model=none > "$SHARE/console.log" 2>&1 || true
+        -virtfs local,path="$SHARE",mount_tag=work,security_model=none \
+        -virtfs local,path="$REPO",mount_tag=repo,security_model=none,readonly=on,multidevs=remap \
+        < /dev/null > "$SHARE/console.log" 2>&1 || true
     if grep -q "^exit=0" "$SHARE/scenario.log" 2>/dev/null; then
         echo "board: $name passed ($(( $(date +%s) - started )) s)"
     else
         failed=$((failed + 1))
         echo "board: $name FAILED; scenario log:" >&2
-        tail -40 "$SHARE/scenario.log" 2>/dev/null >&2 || tail -40 "$SHARE/console.log" >&2
+        if [ -s "$SHARE/scenario.log" ]; then tail -40 "$SHARE/scenario.log" >&2; else tail -40 "$SHARE/console.log" >&2; fi
     fi
 done
 total=${#scenarios[@]}

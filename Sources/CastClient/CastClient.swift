@@ -176,7 +176,6 @@ public actor CastClient {
             channel = nil
             state.application = nil
             state.media = nil
-            followedTransportID = nil
             guard !Task.isCancelled else { break }
             let delay = backoff.nextDelay()
             state.phase = .waitingToReconnect(attempt: backoff.attempts, retryIn: delay)
@@ -194,7 +193,8 @@ public actor CastClient {
         }
     }
 
-    var followedTransportID: String?
+    /// The transport whose media channel is followed: the followed app's.
+    var followedTransportID: String? { state.application?.transportID }
 
     /// The channel, if connected; otherwise a clear `notConnected` error.
     func connectedChannel() throws -> CastChannel {
@@ -232,7 +232,6 @@ public actor CastClient {
             if reply.type == "CLOSE", inbound.message.sourceID == followedTransportID {
                 logger.notice("\(state.application?.displayName ?? "the app") was closed on the receiver")
                 Task { await channel.forgetConnection(to: inbound.message.sourceID) }
-                followedTransportID = nil
                 state.application = nil
                 state.media = nil
             }
@@ -255,7 +254,6 @@ public actor CastClient {
     /// its transport id and ask for the media status. Joining, not launching,
     /// is what keeps a reconnect from interrupting playback.
     func follow(_ application: ReceiverApplication?, on channel: CastChannel) {
-        followedTransportID = application?.transportID
         state.application = application
         state.media = nil
         state.mediaKnown = false

@@ -21,8 +21,7 @@ public class AvahiClientOwner: @unchecked Sendable {
     private var retryTask: Task<Void, Never>?
     private var stopped = false
     private var started = false
-    /// The last problem logged at warning level; repeats go to debug.
-    private var lastWarning: String?
+    private var recurring = RecurringProblem()
 
     init(label: String) throws {
         logger = Logger(label: label)
@@ -88,7 +87,7 @@ public class AvahiClientOwner: @unchecked Sendable {
             client = created
         } else {
             let message = "cannot reach the mDNS service (\(String(cString: avahi_strerror(error)))): is D-Bus running?"
-            warnOnce(message)
+            recurring.report(message, to: logger)
             report(message)
             scheduleRetry()
         }
@@ -98,31 +97,22 @@ public class AvahiClientOwner: @unchecked Sendable {
         switch state {
         case AVAHI_CLIENT_S_RUNNING:
             backoff.reset()
-            lastWarning = nil
+            recurring.clear()
             logger.notice("avahi-daemon is running; mDNS is available")
             clientRunning(client)
         case AVAHI_CLIENT_CONNECTING:
             releaseObjects()
             let message = "avahi-daemon is not running; waiting for it to start"
-            warnOnce(message)
+            recurring.report(message, to: logger)
             report(message)
         case AVAHI_CLIENT_FAILURE:
             releaseObjects()
             let message = "mDNS client failed: \(String(cString: avahi_strerror(avahi_client_errno(client))))"
-            warnOnce(message)
+            recurring.report(message, to: logger)
             report(message)
             scheduleRetry()
         default:
             break
-        }
-    }
-
-    private func warnOnce(_ message: String) {
-        if message == lastWarning {
-            logger.debug(message)
-        } else {
-            lastWarning = message
-            logger.warning(message)
         }
     }
 

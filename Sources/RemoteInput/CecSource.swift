@@ -44,7 +44,7 @@ public final class CecSource: @unchecked Sendable {
     private let callbacks = UnsafeMutablePointer<ICECCallbacks>.allocate(capacity: 1)
     private var backoff = Backoff(initial: .seconds(1), maximum: .seconds(60))
     private var stopped = false
-    private var lastProblem: String?
+    private var recurring = RecurringProblem()
 
     public init(settings: Settings, availability: @escaping @Sendable (String?) -> Void = { _ in }) {
         self.settings = settings
@@ -176,7 +176,7 @@ public final class CecSource: @unchecked Sendable {
         }
         self.connection = connection
         backoff.reset()
-        lastProblem = nil
+        recurring.clear()
         availability(nil)
         logger.notice("CEC adapter \(port) open as \(settings.role.rawValue) \"\(settings.osdName)\"")
     }
@@ -188,10 +188,9 @@ public final class CecSource: @unchecked Sendable {
         self.connection = nil
     }
 
-    private func retry(_ problem: String) {
-        if problem != lastProblem { logger.warning(problem + "; retrying") } else { logger.debug(problem) }
-        lastProblem = problem
-        availability(problem)
+    private func retry(_ reason: String) {
+        recurring.report(reason + "; retrying", to: logger)
+        availability(reason)
         let delay = backoff.nextDelay()
         queue.asyncAfter(deadline: .now() + delay.seconds) { self.open() }
     }

@@ -26,7 +26,7 @@ public final class EvdevSource: @unchecked Sendable {
     private var pending: [UInt8] = []
     private var backoff = Backoff(initial: .milliseconds(500), maximum: .seconds(30))
     private var stopped = false
-    private var lastProblem: String?
+    private var recurring = RecurringProblem()
 
     /// `struct input_event`: two kernel longs (the time), then type (u16),
     /// code (u16) and value (s32): 24 bytes on 64-bit, 16 on 32-bit boards.
@@ -94,7 +94,7 @@ public final class EvdevSource: @unchecked Sendable {
             logger.warning("cannot grab \(path) exclusively: \(String(cString: strerror(errno))); reading it shared")
         }
         logger.notice("reading keys from \(path)\(grab ? " (grabbed)" : "")")
-        lastProblem = nil
+        recurring.clear()
         backoff.reset()
         availability(nil)
         pending.removeAll()
@@ -106,8 +106,7 @@ public final class EvdevSource: @unchecked Sendable {
     }
 
     private func retry(problem: String) {
-        if problem != lastProblem { logger.warning(problem + "; retrying") } else { logger.debug(problem) }
-        lastProblem = problem
+        recurring.report(problem + "; retrying", to: logger)
         availability(problem)
         let delay = backoff.nextDelay()
         queue.asyncAfter(deadline: .now() + delay.seconds) { self.open() }

@@ -24,7 +24,7 @@ public final class LircSource: @unchecked Sendable {
     private var pending: [UInt8] = []
     private var discarding = false
     private var stopped = false
-    private var lastProblem: String?
+    private var recurring = RecurringProblem()
 
     /// `availability` is called with nil when connected and with the reason when not.
     public init(socketPath: String? = nil, availability: @escaping @Sendable (String?) -> Void = { _ in }) {
@@ -54,8 +54,7 @@ public final class LircSource: @unchecked Sendable {
         let fd = lirc_get_local_socket(socketPath, 1)
         guard fd >= 0 else {
             let problem = "cannot connect to lircd at \(describedPath): \(String(cString: strerror(-fd))); is lircd running?"
-            if problem != lastProblem { logger.warning(problem) } else { logger.debug(problem) }
-            lastProblem = problem
+            recurring.report(problem, to: logger)
             availability(problem)
             let delay = backoff.nextDelay()
             queue.asyncAfter(deadline: .now() + delay.seconds) { self.connect() }
@@ -63,7 +62,7 @@ public final class LircSource: @unchecked Sendable {
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         logger.notice("connected to lircd at \(describedPath)")
-        lastProblem = nil
+        recurring.clear()
         backoff.reset()
         availability(nil)
         pending.removeAll()

@@ -46,7 +46,7 @@ public final class SerialConsole: @unchecked Sendable {
     private var commandsInFlight = 0
     private var backoff = Backoff(initial: .milliseconds(500), maximum: .seconds(10))
     private var stopped = false
-    private var lastProblem: String?
+    private var recurring = RecurringProblem()
     private var tasks: [Task<Void, Never>] = []
 
     /// Output kept while the terminal cannot take it; beyond this, output is dropped.
@@ -99,13 +99,12 @@ public final class SerialConsole: @unchecked Sendable {
             fd = try SerialPort.open(path, baud: baud)
         } catch {
             let problem = "serial console \(path) unavailable: \(error); retrying"
-            if problem != lastProblem { logger.warning(problem) } else { logger.debug(problem) }
-            lastProblem = problem
+            recurring.report(problem, to: logger)
             let delay = backoff.nextDelay()
             queue.asyncAfter(deadline: .now() + delay.seconds) { self.open() }
             return
         }
-        lastProblem = nil
+        recurring.clear()
         backoff.reset()
         logger.notice("serial console on \(path) at \(baud) baud")
         editor = LineEditor()

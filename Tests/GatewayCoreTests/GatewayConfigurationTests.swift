@@ -1,3 +1,4 @@
+import Synchronization
 import CastProtocol
 import GatewayModel
 import SystemSupport
@@ -204,5 +205,24 @@ final class TVPowerPolicyTests: XCTestCase {
         XCTAssertTrue(configuration.configures("cec"))
         XCTAssertThrowsError(try GatewayConfiguration(file: try ConfigFile(path: "g.conf", text: "[cec]\ntv-input = 1.0.0\n")))
         XCTAssertThrowsError(try GatewayConfiguration(file: try ConfigFile(path: "g.conf", text: "[cec]\nstandby-after = soon\n")))
+    }
+}
+
+final class RecurringProblemTests: XCTestCase {
+    func testWarnsOnNewProblemsAndDebugsRepeats() {
+        let lines = Mutex<[(LogLevel, String)]>([])
+        Logger.setSink { level, text in lines.withLock { $0.append((level, text)) } }
+        let previous = Logger.level
+        Logger.level = .debug
+        defer { Logger.setSink(nil); Logger.level = previous }
+        let logger = Logger(label: "test")
+        var problem = RecurringProblem()
+        problem.report("lircd missing", to: logger)
+        problem.report("lircd missing", to: logger)
+        problem.report("lircd refused", to: logger)
+        problem.clear()
+        problem.report("lircd refused", to: logger)
+        XCTAssertEqual(lines.withLock { $0.map(\.0) }, [.warning, .debug, .warning, .warning])
+        XCTAssertEqual(lines.withLock { $0.map(\.1) }.last, "test: lircd refused")
     }
 }

@@ -179,7 +179,7 @@ public actor CastClient {
             guard !Task.isCancelled else { break }
             let delay = backoff.nextDelay()
             state.phase = .waitingToReconnect(attempt: backoff.attempts, retryIn: delay)
-            logger.info("reconnecting to \(configuration.address) in \(formatSeconds(delay))")
+            logger.info("reconnecting to \(configuration.address) in \(delay.secondsText)")
             // A separate task so `reconnectNow()` can cut the wait short;
             // cancelling the client cancels it too.
             let sleeper = Task { [timeSource] in _ = try? await timeSource.sleep(for: delay) }
@@ -201,7 +201,7 @@ public actor CastClient {
         guard let channel, state.phase == .connected else {
             var message = "not connected to \(configuration.address)"
             if case .waitingToReconnect(_, let retryIn) = state.phase {
-                message += " (reconnecting in \(formatSeconds(retryIn)))"
+                message += " (reconnecting in \(retryIn.secondsText))"
             }
             if let lastError = state.lastError { message += ": \(lastError.message)" }
             throw CastError(.notConnected, message)
@@ -289,10 +289,4 @@ public actor CastClient {
         state.mediaUpdatedAt = timeSource.now
         state.media = latest
     }
-}
-
-/// `1.5 s` style formatting for log lines.
-func formatSeconds(_ duration: Duration) -> String {
-    let tenths = Int((duration.seconds * 10).rounded())
-    return "\(tenths / 10).\(tenths % 10) s"
 }

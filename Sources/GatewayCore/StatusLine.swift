@@ -1,5 +1,6 @@
 import CastProtocol
 import GatewayModel
+import SystemSupport
 
 /// Renders a `GatewayState` as the one-line summary pushed to consoles:
 /// `* PLAYING "Big Buck Bunny" 01:23/09:56 vol 40%`.
@@ -16,7 +17,7 @@ public enum StatusLine {
             if let problem = state.discoveryProblem { line += ": \(problem)" }
             return line
         case .reconnecting(let retryIn):
-            var line = "* OFFLINE \(state.deviceName) (retry in \(formatRetry(retryIn)))"
+            var line = "* OFFLINE \(state.deviceName) (retry in \(Duration.seconds(fractional: retryIn).secondsText))"
             if let error = state.lastError { line += ": \(error.message)" }
             return line
         case .connected:
@@ -47,11 +48,6 @@ public enum StatusLine {
         let hours = total / 3600, minutes = (total % 3600) / 60, secs = total % 60
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return hours > 0 ? "\(hours):\(two(minutes)):\(two(secs))" : "\(two(minutes)):\(two(secs))"
-    }
-
-    private static func formatRetry(_ seconds: Double) -> String {
-        let tenths = Int((seconds * 10).rounded())
-        return "\(tenths / 10).\(tenths % 10) s"
     }
 }
 

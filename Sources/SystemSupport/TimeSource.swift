@@ -27,6 +27,12 @@ extension Duration {
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 
+    /// `1.5 s`: tenths of a second, for log lines and status text.
+    public var secondsText: String {
+        let tenths = Int((seconds * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10) s"
+    }
+
     /// A duration from fractional seconds (negative and NaN become zero).
     public static func seconds(fractional value: Double) -> Duration {
         guard value.isFinite, value > 0 else { return .zero }

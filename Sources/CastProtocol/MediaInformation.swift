@@ -37,7 +37,7 @@ public struct MediaInformation: Sendable, Equatable {
         contentType = json["contentType"]?.stringValue ?? ""
         streamType = json["streamType"]?.stringValue.flatMap(StreamType.init(rawValue:)) ?? .buffered
         metadata = json["metadata"].flatMap(MediaMetadata.init(json:))
-        duration = json["duration"]?.doubleValue
+        duration = json["duration"]?.number(clampedTo: CastLimits.positions)
         tracks = json["tracks"]?.arrayValue?.compactMap(MediaTrack.init(json:)) ?? []
         textTrackStyle = json["textTrackStyle"].map(TextTrackStyle.init(json:))
     }

@@ -53,8 +53,8 @@ public struct QueueItem: Sendable, Equatable {
         self.media = media
         itemID = json["itemId"]?.intValue
         autoplay = json["autoplay"]?.boolValue ?? true
-        startTime = json["startTime"]?.doubleValue
-        preloadTime = json["preloadTime"]?.doubleValue
+        startTime = json["startTime"]?.number(clampedTo: CastLimits.positions)
+        preloadTime = json["preloadTime"]?.number(clampedTo: CastLimits.positions)
     }
 
     public var json: JSONValue {
@@ -110,8 +110,8 @@ public struct MediaStatus: Sendable, Equatable {
         mediaSessionID = sessionID
         playerState = PlayerState(wireName: state)
         idleReason = json["idleReason"]?.stringValue
-        currentTime = json["currentTime"]?.doubleValue ?? 0
-        playbackRate = json["playbackRate"]?.doubleValue ?? 1
+        currentTime = json["currentTime"]?.number(clampedTo: CastLimits.positions) ?? 0
+        playbackRate = json["playbackRate"]?.number(clampedTo: CastLimits.playbackRates) ?? 1
         supportedCommands = MediaCommands(rawValue: json["supportedMediaCommands"]?.intValue ?? 0)
         volume = CastVolume(json: json["volume"])
         currentItemID = json["currentItemId"]?.intValue

@@ -14,10 +14,10 @@ public struct CastVolume: Sendable, Equatable {
     }
 
     public init(json: JSONValue?) {
-        level = json?["level"]?.doubleValue
+        level = json?["level"]?.number(clampedTo: CastLimits.volumeLevels)
         muted = json?["muted"]?.boolValue
         controlType = json?["controlType"]?.stringValue
-        stepInterval = json?["stepInterval"]?.doubleValue
+        stepInterval = json?["stepInterval"]?.number(clampedTo: CastLimits.volumeLevels)
     }
 
     public var json: JSONValue {

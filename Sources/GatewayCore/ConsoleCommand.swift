@@ -120,7 +120,7 @@ public enum ConsoleCommand: Sendable, Equatable {
     /// `+30`, `-10`, `90`, `1:23`, `1:02:03`.
     public static func parseSeek(_ text: String) -> Action? {
         if text.hasPrefix("+") || text.hasPrefix("-") {
-            guard let seconds = Double(text.dropFirst()), seconds.isFinite, seconds >= 0 else { return nil }
+            guard let seconds = Double(text.dropFirst()), seconds.isFinite, seconds >= 0, seconds <= Action.seekLimit else { return nil }
             return .seekBy(text.hasPrefix("-") ? -seconds : seconds)
         }
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
@@ -131,7 +131,7 @@ public enum ConsoleCommand: Sendable, Equatable {
             if index > 0, value >= 60 { return nil }
             total = total * 60 + value
         }
-        return .seekTo(total)
+        return total <= Action.seekLimit ? .seekTo(total) : nil
     }
 
     /// `40` (absolute percent), `+5`, `-5` (steps in percent).

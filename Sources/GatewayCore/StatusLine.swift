@@ -32,22 +32,33 @@ public enum StatusLine {
             parts.append(player.rawValue)
             if let title = state.title { parts.append("\"\(title)\"") }
             if let position = state.position(at: now) {
-                parts.append(state.duration.map { "\(clock(position))/\(clock($0))" } ?? clock(position))
+                let duration = state.duration.flatMap { $0 > 0 ? $0 : nil }
+                parts.append(duration.map { "\(clock(position))/\(clock($0))" } ?? clock(position))
             }
         }
         if let volume = state.volume {
-            parts.append("vol \(Int((volume * 100).rounded()))%" + (state.muted ? " muted" : ""))
+            parts.append("vol \(percent(volume))%" + (state.muted ? " muted" : ""))
         }
         if let error = state.lastError { parts.append("(last error: \(error.message))") }
         return "* " + parts.joined(separator: " ")
     }
 
-    /// `mm:ss`, or `h:mm:ss` from an hour on.
+    /// `mm:ss`, or `h:mm:ss` from an hour on. Never traps: the value is
+    /// clamped to `CastLimits.positions` (NaN counts as 0).
     public static func clock(_ seconds: Double) -> String {
-        let total = Int(seconds.rounded(.down))
+        let bounded = seconds.isNaN ? 0 : min(max(seconds, CastLimits.positions.lowerBound), CastLimits.positions.upperBound)
+        let total = Int(bounded.rounded(.down))
         let hours = total / 3600, minutes = (total % 3600) / 60, secs = total % 60
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return hours > 0 ? "\(hours):\(two(minutes)):\(two(secs))" : "\(two(minutes)):\(two(secs))"
+    }
+}
+
+extension StatusLine {
+    /// A volume level as a whole percentage, clamped to 0...100 (NaN counts as 0).
+    public static func percent(_ level: Double) -> Int {
+        let bounded = level.isNaN ? 0 : min(max(level, CastLimits.volumeLevels.lowerBound), CastLimits.volumeLevels.upperBound)
+        return Int((bounded * 100).rounded())
     }
 }
 
@@ -88,7 +99,7 @@ extension StatusLine {
         if let title = state.title { object["title"] = .string(title) }
         if let position = state.position(at: now) { object["position"] = .number((position * 10).rounded() / 10) }
         if let duration = state.duration { object["duration"] = .number(duration) }
-        if let volume = state.volume { object["volume"] = .int(Int((volume * 100).rounded())) }
+        if let volume = state.volume { object["volume"] = .int(percent(volume)) }
         object["muted"] = .bool(state.muted)
         if let error = state.lastError { object["error"] = ["code": .string(error.code), "message": .string(error.message)] }
         return JSONValue.object(object).serialized
@@ -104,7 +115,7 @@ extension StatusLine {
         case .reconnecting: "reconnecting"
         case .searching(let query): "searching \(query)"
         }
-        let volume = state.volume.map { String(Int(($0 * 100).rounded())) } ?? "-"
+        let volume = state.volume.map { String(percent($0)) } ?? "-"
         return [link, state.deviceAddress, state.discoveryProblem ?? "-", state.appID ?? "-", state.player.rawValue, state.title ?? "-", volume, "\(state.muted)",
                 state.lastError?.message ?? "-"].joined(separator: "|")
     }

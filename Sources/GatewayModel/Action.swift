@@ -35,6 +35,9 @@ public enum Action: Sendable, Equatable, Hashable {
     public static let defaultVolumeStep = 0.05
     /// Default step for seek keys, in seconds.
     public static let defaultSeekStep = 30.0
+    /// The largest seek target or step accepted from a keymap, the console or
+    /// the CLI (a year): larger numbers are typing mistakes or attacks.
+    public static let seekLimit = 31_536_000.0
 
     /// The action's name in keymaps and logs, e.g. `seek+30`, `volume-up`, `preset-3`.
     public var name: String {
@@ -80,7 +83,8 @@ public enum Action: Sendable, Equatable, Hashable {
             return
         }
         func number(after prefix: String) -> Double? {
-            guard name.hasPrefix(prefix), let value = Double(name.dropFirst(prefix.count)), value.isFinite else { return nil }
+            guard name.hasPrefix(prefix), let value = Double(name.dropFirst(prefix.count)), value.isFinite,
+                  abs(value) <= Action.seekLimit else { return nil }
             return value
         }
         if let seconds = number(after: "seek+"), seconds > 0 { self = .seekBy(seconds) }
@@ -101,7 +105,9 @@ public enum Action: Sendable, Equatable, Hashable {
         "launch-app", "stop-app", "preset-0..9", "next-device", "tv-on", "tv-standby", "none",
     ]
 
+    /// `30`, `2.5`, `1e+300`: never traps, whatever the value.
     private static func format(_ value: Double) -> String {
-        value.rounded() == value ? String(Int(value)) : String(value)
+        let text = String(value)
+        return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
     }
 }

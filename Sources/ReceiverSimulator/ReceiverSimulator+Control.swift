@@ -8,6 +8,7 @@ extension ReceiverSimulator {
         stop-app                        stop the running app (senders get CLOSE)
         pause | play                    change playback as the TV's own remote would
         volume LEVEL                    set the device volume (0..1) and broadcast it
+        inject receiver|media JSON      send JSON as is (a hostile receiver: absurd numbers, forged titles)
         fault ignore-pings on|off       go silent on the heartbeat
         fault drop-after N|off          drop connections after N received messages
         fault launch-error REASON[:N]|off   fail LAUNCH (N times)
@@ -47,6 +48,8 @@ extension ReceiverSimulator {
             volume.level = level
             broadcastReceiverStatus()
             return "ok"
+        case "inject":
+            return inject(line)
         case "fault":
             return controlFault(Array(words.dropFirst()))
         case "help":
@@ -54,6 +57,25 @@ extension ReceiverSimulator {
         default:
             return "error unknown command '\(command)' (try 'help')"
         }
+    }
+
+    /// `inject receiver|media JSON`: broadcasts the JSON unchanged, from the
+    /// platform receiver or from the running app, to every connected sender.
+    private func inject(_ line: String) -> String {
+        let parts = line.split(separator: " ", maxSplits: 2).map(String.init)
+        guard parts.count == 3, let json = try? JSONValue(parsing: parts[2]) else {
+            return "error usage: inject receiver|media JSON"
+        }
+        switch parts[1] {
+        case "receiver":
+            broadcastFrom(CastEndpoint.platformReceiver, namespace: CastNamespace.receiver, json: json)
+        case "media":
+            guard let transportID = app?.application.transportID else { return "error no app running" }
+            broadcastFrom(transportID, namespace: CastNamespace.media, json: json)
+        default:
+            return "error usage: inject receiver|media JSON"
+        }
+        return "ok"
     }
 
     private func controlFault(_ words: [String]) -> String {

@@ -29,13 +29,18 @@ extension Duration {
 
     /// `1.5 s`: tenths of a second, for log lines and status text.
     public var secondsText: String {
-        let tenths = Int((seconds * 10).rounded())
+        let tenths = Int((min(max(seconds, 0), Duration.longest.seconds) * 10).rounded())
         return "\(tenths / 10).\(tenths % 10) s"
     }
 
-    /// A duration from fractional seconds (negative and NaN become zero).
+    /// A duration from fractional seconds (negative and NaN become zero,
+    /// anything beyond `longest` becomes `longest`): never traps.
     public static func seconds(fractional value: Double) -> Duration {
-        guard value.isFinite, value > 0 else { return .zero }
+        guard value > 0 else { return .zero }  // also NaN
+        guard value < longest.seconds else { return longest }
         return .nanoseconds(Int64(value * 1e9))
     }
+
+    /// About 31 years: longer than any timeout or position, and far inside Int64 nanoseconds.
+    public static let longest = Duration.seconds(1_000_000_000)
 }

@@ -8,7 +8,7 @@ import XCTest
 @testable import GatewayCore
 
 final class GatewayTests: XCTestCase {
-    private func makeGateway(presets: [Int: GatewayConfiguration.Preset] = [:]) async throws -> (Gateway, ReceiverSimulator) {
+    func makeGateway(presets: [Int: GatewayConfiguration.Preset] = [:]) async throws -> (Gateway, ReceiverSimulator) {
         let clock = SystemTimeSource()
         let simulator = try ReceiverSimulator(timeSource: clock)
         var configuration = GatewayConfiguration()

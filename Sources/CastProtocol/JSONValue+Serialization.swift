@@ -52,7 +52,8 @@ extension JSONValue {
             case "\n": output += "\\n"
             case "\r": output += "\\r"
             case "\t": output += "\\t"
-            case let control where control.value < 0x20:
+            // C0, and also DEL and C1, which some terminals treat as control codes.
+            case let control where control.value < 0x20 || (0x7F...0x9F).contains(control.value):
                 let hex = String(control.value, radix: 16)
                 output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: output.unicodeScalars.append(scalar)

@@ -1,4 +1,5 @@
 import GatewayModel
+import SystemSupport
 
 /// What the mDNS browser reports, in order.
 public enum DiscoveryEvent: Sendable, Equatable {
@@ -45,11 +46,13 @@ public struct ResolvedService: Sendable, Equatable {
         return result
     }
 
-    /// The device this service describes.
+    /// The device this service describes. Names come from anyone on the LAN:
+    /// control characters are escaped and lengths capped before they are shown.
     public var device: CastDevice {
-        CastDevice(serviceName: serviceName, id: txt["id"] ?? serviceName, name: txt["fn"] ?? serviceName,
-                   model: txt["md"] ?? "", capabilities: CastDevice.Capabilities(rawValue: Int(txt["ca"] ?? "") ?? 0),
-                   busy: txt["st"] == "1", runningApp: txt["rs"].flatMap { $0.isEmpty ? nil : $0 },
+        func shown(_ text: String) -> String { text.escapingControlCharacters(maximumLength: 128) }
+        return CastDevice(serviceName: shown(serviceName), id: shown(txt["id"] ?? serviceName), name: shown(txt["fn"] ?? serviceName),
+                   model: shown(txt["md"] ?? ""), capabilities: CastDevice.Capabilities(rawValue: Int(txt["ca"] ?? "") ?? 0),
+                   busy: txt["st"] == "1", runningApp: txt["rs"].flatMap { $0.isEmpty ? nil : shown($0) },
                    host: host, port: port, txt: txt)
     }
 }

@@ -287,7 +287,7 @@ public actor Gateway {
             case let error as GatewayError: error.code.rawValue
             default: "error"
             }
-            actionError = GatewayState.Problem(code: code, message: "\(error)")
+            actionError = GatewayState.Problem(code: code, message: shown("\(error)"))
         } else {
             actionError = nil
         }
@@ -301,14 +301,14 @@ public actor Gateway {
         state.discoveryProblem = discovery.problem
         if let snapshot = clientState {
             state.deviceAddress = snapshot.deviceAddress
-            state.deviceName = discovery.devices.first { $0.address == snapshot.deviceAddress }?.name ?? snapshot.deviceAddress
+            state.deviceName = shown(discovery.devices.first { $0.address == snapshot.deviceAddress }?.name ?? snapshot.deviceAddress)
             switch snapshot.phase {
             case .idle, .connecting: state.link = .connecting
             case .connected: state.link = .connected
             case .waitingToReconnect(_, let retryIn): state.link = .reconnecting(retryInSeconds: retryIn.seconds)
             }
-            state.appName = snapshot.application?.displayName
-            state.appID = snapshot.application?.appID
+            state.appName = snapshot.application.map { shown($0.displayName) }
+            state.appID = snapshot.application.map { shown($0.appID) }
             if let media = snapshot.media {
                 state.player = switch media.playerState {
                 case .playing: .playing
@@ -316,8 +316,8 @@ public actor Gateway {
                 case .buffering, .loading: .buffering
                 case .idle, .other: .idle
                 }
-                state.title = media.media?.metadata?.title ?? media.media?.contentID
-                state.subtitle = media.media?.metadata?.subtitle
+                state.title = (media.media?.metadata?.title ?? media.media?.contentID).map(shown)
+                state.subtitle = media.media?.metadata?.subtitle.map(shown)
                 state.position = media.currentTime
                 state.positionTimestamp = snapshot.mediaUpdatedAt.seconds
                 state.playbackRate = media.playbackRate
@@ -328,7 +328,7 @@ public actor Gateway {
             state.volume = snapshot.receiver?.volume.level
             state.muted = snapshot.receiver?.volume.muted ?? false
             if let error = snapshot.lastError {
-                state.lastError = GatewayState.Problem(code: error.code.rawValue, message: error.message)
+                state.lastError = GatewayState.Problem(code: error.code.rawValue, message: shown(error.message))
             }
         } else {
             switch target {
@@ -338,11 +338,18 @@ public actor Gateway {
                 state.deviceName = state.deviceAddress
                 state.link = .connecting
             case .discovered(let query):
-                state.deviceName = query
+                state.deviceName = shown(query)
                 state.link = client == nil ? .searching(query) : .connecting
             }
         }
         if let actionError { state.lastError = actionError }
         broadcaster.publish(state)
+    }
+
+    /// A string from the network (title, app name, device name, a receiver's
+    /// reason) as every output may show it: control characters escaped, and
+    /// at most `GatewayState.maximumTextLength` characters.
+    private func shown(_ text: String) -> String {
+        text.escapingControlCharacters(maximumLength: GatewayState.maximumTextLength)
     }
 }

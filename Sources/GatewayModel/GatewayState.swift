@@ -57,6 +57,9 @@ public struct GatewayState: Sendable, Equatable {
     /// Remote inputs that are configured but not working, by source (`lirc`, `cec`).
     public var inputProblems: [String: String] = [:]
 
+    /// The longest title, name or message a snapshot carries (the core cuts longer ones).
+    public static let maximumTextLength = 256
+
     public init() {}
 
     /// The position at monotonic time `now`, extrapolated while playing.

@@ -42,7 +42,9 @@ public struct Logger: Sendable {
 
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard isEnabled(level) else { return }
-        let text = "\(label): \(message())"
+        // Messages quote strings from the network (titles, reasons, names):
+        // escape control characters so no line can be forged, and cap the length.
+        let text = "\(label): \(message().escapingControlCharacters(maximumLength: Logger.maximumMessageLength))"
         if let sink = Logger.sharedSink.withLock({ $0 }) {
             sink(level, text)
             return
@@ -66,6 +68,9 @@ public struct Logger: Sendable {
             }
         }
     }
+
+    /// Characters of one message kept in a log line; the rest is summarised.
+    public static let maximumMessageLength = 2048
 
     private static let sharedLevel = Mutex<LogLevel>(.info)
     private static let sharedSink = Mutex<(@Sendable (LogLevel, String) -> Void)?>(nil)

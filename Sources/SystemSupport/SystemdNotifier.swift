@@ -12,6 +12,12 @@ public struct SystemdNotifier: Sendable {
         socketPath = getenv("NOTIFY_SOCKET").map { String(cString: $0) }
     }
 
+    /// Sends `STATUS=text`, escaped so that a title from the network cannot
+    /// add a line (and with it another sd_notify field such as `READY=1`).
+    public func status(_ text: String) {
+        send("STATUS=" + text.escapingControlCharacters(maximumLength: 200))
+    }
+
     public func send(_ message: String) {
         guard let socketPath, !socketPath.isEmpty else { return }
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

@@ -76,7 +76,7 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
             await leds?.show(LEDPattern.patterns(for: state, starting: false, inputMissing: !state.inputProblems.isEmpty))
             if let line = announcer.announcement(for: state, now: now) {
                 logger.notice(line)
-                notifier.send("STATUS=\(line)")
+                notifier.status(line)
                 pushContinuation.yield(SerialConsole.Push(text: line, json: StatusLine.json(state, now: now)))
             }
         }

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// The raw content of a `key = value` file with `[sections]` and `#`
 /// comments, every entry remembering its line for error messages.
 public struct ConfigFile: Sendable {
@@ -20,10 +22,11 @@ public struct ConfigFile: Sendable {
         var section: String?
         var seen: [String: Int] = [:]
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // Windows editors (Notepad on the SD card's boot partition) save a
+        // byte-order mark and CRLF line ends. "\r\n" is one Character in Swift.
+        let body = text.hasPrefix("\u{FEFF}") ? text.dropFirst() : Substring(text)
+        for line in body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
-            var line = Substring(rawLine)
-            if line.last == "\r" { line = line.dropLast() }
             let trimmed = line.trimmingSpaces()
             if trimmed.isEmpty || trimmed.hasPrefix("#") || trimmed.hasPrefix(";") { continue }
             if trimmed.hasPrefix("[") {
@@ -36,7 +39,8 @@ public struct ConfigFile: Sendable {
                 continue
             }
             guard let equals = trimmed.firstIndex(of: "=") else {
-                throw ConfigError(file: path, line: lineNumber, key: nil, message: "expected 'key = value', found '\(trimmed)'")
+                throw ConfigError(file: path, line: lineNumber, key: nil,
+                                  message: "expected 'key = value', found \(ConfigFile.quotedForError(trimmed))")
             }
             let key = String(trimmed[..<equals]).trimmingSpaces()
             var value = String(trimmed[trimmed.index(after: equals)...]).trimmingSpaces()
@@ -46,8 +50,16 @@ public struct ConfigFile: Sendable {
             guard !key.isEmpty else {
                 throw ConfigError(file: path, line: lineNumber, key: "[\(section)]", message: "empty key before '='")
             }
+            if line.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" }) {
+                throw ConfigError(file: path, line: lineNumber, key: "[\(section)] \(key)",
+                                  message: "contains a control character (a NUL byte or similar); the file is damaged or not text")
+            }
             // A trailing " # comment" is allowed unless the value is quoted.
-            if value.hasPrefix("\""), value.count >= 2, let close = value.dropFirst().firstIndex(of: "\"") {
+            if value.hasPrefix("\"") {
+                guard value.count >= 2, let close = value.dropFirst().firstIndex(of: "\"") else {
+                    throw ConfigError(file: path, line: lineNumber, key: "[\(section)] \(key)",
+                                      message: "has an opening quote (\") without a closing one")
+                }
                 value = String(value[value.index(after: value.startIndex)..<close])
             } else if let hash = value.firstRange(of: " #") {
                 value = String(value[..<hash.lowerBound]).trimmingSpaces()
@@ -59,6 +71,22 @@ public struct ConfigFile: Sendable {
             seen[qualified] = lineNumber
             entries.append(Entry(section: section, key: key, value: value, line: lineNumber))
         }
+    }
+
+    /// Words that mark a line or key as holding a secret: such text is never
+    /// repeated in an error message (which ends up in logs and on consoles).
+    static let secretWords = ["credential", "password", "passwd", "secret", "token", "psk", "private"]
+
+    /// Whether a key (or a malformed line) looks like it holds a secret.
+    public static func looksSecret(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        return secretWords.contains { lowered.contains($0) }
+    }
+
+    /// `'text'` for an error message, or a description when it may be a secret.
+    static func quotedForError(_ text: String) -> String {
+        if looksSecret(text) { return "a line that mentions a credential (its text is not shown)" }
+        return "'\(text.escapingControlCharacters(maximumLength: 80))'"
     }
 
     public func entries(in section: String) -> [Entry] {
@@ -73,5 +101,19 @@ extension StringProtocol {
         guard let start = firstIndex(where: { !isSpace($0) }) else { return "" }
         let end = lastIndex(where: { !isSpace($0) })!
         return String(self[start...end])
+    }
+}
+
+extension String {
+    /// Every occurrence of `target` replaced (no Foundation here).
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var result = ""
+        var rest = self[...]
+        while let range = rest.firstRange(of: target) {
+            result += rest[..<range.lowerBound] + replacement
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
     }
 }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CastProtocol
 import GatewayModel
 import SystemSupport
@@ -99,7 +102,10 @@ public struct GatewayConfiguration: Sendable {
     public init(file: ConfigFile) throws(ConfigError) {
         let path = file.path
         func fail(_ entry: ConfigFile.Entry, _ message: String) -> ConfigError {
-            ConfigError(file: path, line: entry.line, key: "[\(entry.section)] \(entry.key)", message: message)
+            // The value of a key that looks like a secret is never repeated.
+            let shown = ConfigFile.looksSecret(entry.key) && !entry.value.isEmpty
+                ? message.replacingAll(entry.value, with: "<hidden>") : message
+            return ConfigError(file: path, line: entry.line, key: "[\(entry.section)] \(entry.key)", message: shown)
         }
         func bool(_ entry: ConfigFile.Entry) throws(ConfigError) -> Bool {
             switch entry.value.lowercased() {
@@ -277,12 +283,35 @@ public struct GatewayConfiguration: Sendable {
                 port = value
             }
         } else if let colon = text.lastIndex(of: ":") {
-            guard text.firstIndex(of: ":") == colon else { return (text, 8009) }  // bare IPv6
+            guard text.firstIndex(of: ":") == colon else { return isValidHost(text) ? (text, 8009) : nil }  // bare IPv6
             host = String(text[..<colon])
             guard let value = UInt16(text[text.index(after: colon)...]), value > 0 else { return nil }
             port = value
         }
-        guard !host.isEmpty, !host.contains(" ") else { return nil }
+        guard isValidHost(host) else { return nil }
         return (host, port)
+    }
+
+    /// An IPv4 or IPv6 literal (IPv6 may carry a `%zone`), or a DNS host name
+    /// (letters, digits and hyphens in dot-separated labels of 1 to 63).
+    public static func isValidHost(_ host: String) -> Bool {
+        guard !host.isEmpty, host.utf8.count <= 253, host.allSatisfy(\.isASCII) else { return false }
+        if host.contains(":") {
+            let address = host.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)
+            if address.count == 2, address[1].isEmpty || !address[1].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-" }) {
+                return false
+            }
+            var storage = in6_addr()
+            return inet_pton(AF_INET6, String(address[0]), &storage) == 1
+        }
+        if host.allSatisfy({ $0.isNumber || $0 == "." }) {
+            var storage = in_addr()
+            return inet_pton(AF_INET, host, &storage) == 1
+        }
+        let labels = (host.hasSuffix(".") ? String(host.dropLast()) : host).split(separator: ".", omittingEmptySubsequences: false)
+        return labels.allSatisfy { label in
+            (1...63).contains(label.count) && !label.hasPrefix("-") && !label.hasSuffix("-")
+                && label.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" }
+        }
     }
 }

@@ -1,3 +1,4 @@
+import GatewayModel
 /// A minimal line editor for a raw serial terminal: printable input is
 /// echoed, Backspace deletes, Ctrl-U clears the line, Ctrl-C abandons it,
 /// Enter submits. Escape sequences (arrow keys) and other control bytes are
@@ -107,7 +108,8 @@ public struct LineEditor: Sendable {
     }
 
     static func isSecret(_ typed: String) -> Bool {
-        typed.lowercased().hasPrefix("creds ") || typed.lowercased().hasPrefix("credentials ")
+        // Masked from the space on, before the first character of the secret is typed.
+        typed.hasSuffix(" ") ? SecretCommand.isSecret(typed + "x") : SecretCommand.isSecret(typed)
     }
 
     /// `creds secret` shows as `creds ******`.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CastProtocol
 import Dispatch
+import GatewayModel
 import SystemSupport
 
 /// The serial console: a prompt, a line editor and commands on a tty, with
@@ -190,11 +191,13 @@ public final class SerialConsole: @unchecked Sendable {
         if jsonMode {
             let ok = !(lines.first?.hasPrefix("error:") ?? false)
             let reply: JSONValue = [
-                "type": "reply", "command": .string(command), "ok": .bool(ok), "lines": .array(lines.map { .string($0) }),
+                "type": "reply", "command": .string(SecretCommand.redacted(command)), "ok": .bool(ok),
+                "lines": .array(lines.map { .string($0) }),
             ]
             write(reply.serialized + "\r\n")
         } else {
-            write(lines.map { $0 + "\r\n" }.joined() + LineEditor.prompt + editor.display)
+            // Replies can quote the network (a receiver's reason): no control characters reach the terminal.
+            write(lines.map { $0.escapingControlCharacters() + "\r\n" }.joined() + LineEditor.prompt + editor.display)
         }
     }
 
@@ -205,7 +208,7 @@ public final class SerialConsole: @unchecked Sendable {
             // Clear the line being typed, print the status, redraw prompt and input
             // (unless a command is running: its reply brings the prompt back).
             let redraw = commandsInFlight == 0 ? LineEditor.prompt + editor.display : ""
-            write("\r\u{1B}[K" + push.text + "\r\n" + redraw)
+            write("\r\u{1B}[K" + push.text.escapingControlCharacters() + "\r\n" + redraw)
         }
     }
 

@@ -50,7 +50,9 @@ public struct ArgumentReader {
     public mutating func finish(maximumPositionals: Int) throws -> [String] {
         for argument in remaining {
             if argument.hasPrefix("--") || (argument.hasPrefix("-") && argument.count > 1 && Double(argument) == nil) {
-                throw UsageError("unknown option \(argument)")
+                // Only the name: the value of `--name=VALUE` may be a secret.
+                let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+                throw UsageError("unknown option \(name)")
             }
         }
         guard remaining.count <= maximumPositionals else {

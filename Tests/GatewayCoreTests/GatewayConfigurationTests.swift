@@ -226,3 +226,50 @@ final class RecurringProblemTests: XCTestCase {
         XCTAssertEqual(lines.withLock { $0.map(\.1) }.last, "test: lircd refused")
     }
 }
+
+/// Files as they arrive from the field: saved by Windows editors, typed by
+/// hand, damaged, or holding secrets that must not be repeated.
+final class ConfigFieldFileTests: XCTestCase {
+    private func parse(_ text: String) throws -> GatewayConfiguration {
+        try GatewayConfiguration(file: try ConfigFile(path: "gateway.conf", text: text))
+    }
+
+    func testByteOrderMarkAndCRLFAreAccepted() throws {
+        let configuration = try parse("\u{FEFF}[device]\r\nhost = 10.0.0.2:8010\r\n\r\n[log]\r\nlevel = debug\r\n")
+        XCTAssertEqual(configuration.device, .address(host: "10.0.0.2", port: 8010))
+        XCTAssertEqual(configuration.logLevel, .debug)
+    }
+
+    func testBadHostsAreRefusedAtCheckTime() {
+        for bad in [#""127.0.0.1"#, "::1::::", "127.0.0.1\u{0}evil", "a b", "-tv", "tv..local", "300.1.1.1", "fe80::1%", "[::1]x"] {
+            XCTAssertThrowsError(try parse("[device]\nhost = \(bad)\n"), bad.debugDescription) { error in
+                XCTAssertEqual((error as? ConfigError)?.line, 2, "\(error)")
+            }
+        }
+        for good in ["10.0.0.2", "tv.local", "living-room-tv", "[::1]:8009", "fe80::1%eth0", "tv.local."] {
+            XCTAssertNoThrow(try parse("[device]\nhost = \(good)\n"), good)
+        }
+    }
+
+    func testSecretsAreNotQuotedInErrors() {
+        for text in ["[cast]\ncredentials: hunter2-secret\n", "[cast]\ncredentials = \"hunter2-secret\n",
+                     "[cast]\ncredentials = hunter2-secret\ncredentials = hunter2-secret\n"] {
+            XCTAssertThrowsError(try parse(text)) { error in
+                XCTAssertFalse("\(error)".contains("hunter2"), "\(error)")
+                XCTAssertEqual((error as? ConfigError)?.file, "gateway.conf")
+            }
+        }
+        XCTAssertThrowsError(try parse("[device]\nhost \"x\n")) { error in
+            XCTAssertTrue("\(error)".contains(#"found 'host "x'"#), "an ordinary line is still quoted: \(error)")
+        }
+    }
+
+    func testOptionValuesAreNeverEchoed() {
+        var arguments = ArgumentReader(["--credentials-typo=hunter2-secret", "x"])
+        XCTAssertThrowsError(try arguments.finish(maximumPositionals: 2)) { error in
+            XCTAssertEqual("\(error)", "unknown option --credentials-typo")
+        }
+        var withEquals = ArgumentReader(["--credentials=hunter2-secret"])
+        XCTAssertEqual(try withEquals.option("--credentials"), "hunter2-secret")
+    }
+}

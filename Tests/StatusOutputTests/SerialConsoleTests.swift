@@ -137,6 +137,23 @@ final class SerialConsoleTests: XCTestCase {
         XCTAssertFalse(terminal.text.hasSuffix(LineEditor.prompt), "no prompt in json mode")
     }
 
+    func testJSONModeNeverRepeatsASecretOrAControlCharacter() async throws {
+        let setup = try await running()
+        defer { setup.console.stop() }
+        let terminal = setup.terminal
+        terminal.type("json on\r")
+        _ = await terminal.waitFor(#""lines":["ok: json on"]}"#)
+        terminal.type("creds hunter2-secret\r")
+        let replied = await terminal.waitFor(#""command":"creds <hidden>""#)
+        XCTAssertTrue(replied, terminal.text)
+        XCTAssertFalse(terminal.text.contains("hunter2"), terminal.text)
+        terminal.type("json off\r")
+        _ = await terminal.waitFor("ok: json off")
+        setup.pushes.yield(.init(text: "* PLAYING \"x\nFORGED\u{1B}[2J\"", json: "{}"))
+        let pushed = await terminal.waitFor(#"* PLAYING "x\nFORGED\x1b[2J""#)
+        XCTAssertTrue(pushed, terminal.text.debugDescription)
+    }
+
     func testHangUpAndReplugReopensTheConsole() async throws {
         var terminal: PseudoTerminal? = try PseudoTerminal()
         point(terminal!)

@@ -27,11 +27,6 @@ let package = Package(
             providers: [.apt(["libavahi-client-dev"])]
         ),
         .systemLibrary(
-            name: "CLirc",
-            pkgConfig: "lirc",
-            providers: [.apt(["liblirc-dev"])]
-        ),
-        .systemLibrary(
             name: "CCEC",
             pkgConfig: "libcec",
             providers: [.apt(["libcec-dev", "libp8-platform-dev", "libudev-dev"])]
@@ -55,7 +50,7 @@ let package = Package(
         .target(name: "TLS", dependencies: ["COpenSSL", "CShims", "SystemSupport"]),
         .target(name: "CastClient", dependencies: ["CastProtocol", "SystemSupport"]),
         .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport"]),
-        .target(name: "RemoteInput", dependencies: ["CCEC", "CLirc", "GatewayModel", "SystemSupport"]),
+        .target(name: "RemoteInput", dependencies: ["CCEC", "GatewayModel", "SystemSupport"]),
         .target(name: "StatusOutput", dependencies: ["CastProtocol", "CShims", "GatewayModel", "SystemSupport"]),
 
         // MARK: Core and tools
@@ -64,12 +59,16 @@ let package = Package(
             dependencies: ["CastClient", "CastProtocol", "GatewayModel", "SystemSupport"]
         ),
         .target(
+            name: "Daemon",
+            dependencies: ["CastClient", "Discovery", "GatewayCore", "GatewayModel", "RemoteInput", "StatusOutput", "SystemSupport"]
+        ),
+        .target(
             name: "ReceiverSimulator",
             dependencies: ["CastProtocol", "SystemSupport"]
         ),
         .executableTarget(
             name: "cast-gateway",
-            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Discovery", "RemoteInput",
+            dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Discovery", "RemoteInput",
                            "StatusOutput", "TLS", "ReceiverSimulator", "SystemSupport"]
         ),
         .executableTarget(
@@ -90,6 +89,12 @@ let package = Package(
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "CastProtocolTests", dependencies: ["CastProtocol", "TestSupport"]),
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
+        .testTarget(
+            name: "DaemonTests",
+            dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "RemoteInput",
+                           "StatusOutput", "SystemSupport", "TestSupport"]
+        ),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "GatewayModel"]),
         .testTarget(name: "RemoteInputTests", dependencies: ["RemoteInput", "GatewayModel", "TestSupport"]),
         .testTarget(name: "StatusOutputTests", dependencies: ["StatusOutput", "GatewayModel", "SystemSupport", "TestSupport"]),

@@ -5,7 +5,14 @@ extension CastClient {
 
     /// Plays `load.media` now: launches the configured app unless an app that
     /// speaks the media namespace already runs, then sends LOAD.
-    public func load(_ load: LoadRequest) async throws {
+    public func load(_ request: LoadRequest) async throws {
+        // Cast Connect receivers sign the user in with LOAD's credentials.
+        var withCredentials = request
+        if withCredentials.credentials == nil, let credentials = configuration.mediaCredentials {
+            withCredentials.credentials = credentials.credentials
+            withCredentials.credentialsType = credentials.credentialsType
+        }
+        let load = withCredentials
         let (channel, application) = try await mediaApplication()
         let reply = try await channel.request(namespace: CastNamespace.media, to: application.transportID,
                                               timeout: configuration.requestTimeout) {
@@ -17,10 +24,11 @@ extension CastClient {
     /// Replaces the queue with `items` and starts at `startIndex` ("play now" for a list).
     public func queueLoad(_ items: [QueueItem], startIndex: Int = 0, repeatMode: String = "REPEAT_OFF") async throws {
         let (channel, application) = try await mediaApplication()
+        let credentials = configuration.mediaCredentials
         let reply = try await channel.request(namespace: CastNamespace.media, to: application.transportID,
                                               timeout: configuration.requestTimeout) {
             MediaRequest.queueLoad(items: items, startIndex: startIndex, repeatMode: repeatMode,
-                                   sessionID: application.sessionID).json(requestID: $0)
+                                   sessionID: application.sessionID, credentials: credentials).json(requestID: $0)
         }
         try expectMediaStatus(reply, for: "QUEUE_LOAD")
     }

@@ -22,6 +22,8 @@ public actor CastClient {
         /// Allow an Android TV receiver app (Cast Connect) for `appID`.
         public var allowsAndroidReceiver: Bool
         public var launchCredentials: LaunchCredentials?
+        /// Sent with LOAD and QUEUE_LOAD (never logged).
+        public var mediaCredentials: LaunchCredentials?
         public var language: String
         public var senderInfo: ConnectionMessages.SenderInfo
         public var requestTimeout: Duration
@@ -32,7 +34,7 @@ public actor CastClient {
 
         public init(host: String, port: UInt16 = 8009, appID: String = CastAppID.defaultMediaReceiver,
                     allowsAndroidReceiver: Bool = false, launchCredentials: LaunchCredentials? = nil,
-                    language: String = "en-US",
+                    mediaCredentials: LaunchCredentials? = nil, language: String = "en-US",
                     senderInfo: ConnectionMessages.SenderInfo = ConnectionMessages.SenderInfo(
                         userAgent: "cast-gateway", version: "0.1.0", systemVersion: "Linux"),
                     requestTimeout: Duration = .seconds(10), launchTimeout: Duration = .seconds(30),
@@ -43,6 +45,7 @@ public actor CastClient {
             self.appID = appID
             self.allowsAndroidReceiver = allowsAndroidReceiver
             self.launchCredentials = launchCredentials
+            self.mediaCredentials = mediaCredentials
             self.language = language
             self.senderInfo = senderInfo
             self.requestTimeout = requestTimeout
@@ -124,10 +127,11 @@ public actor CastClient {
 
     /// Replaces the launch settings used from the next launch on.
     public func setLaunchSettings(appID: String? = nil, allowsAndroidReceiver: Bool? = nil,
-                                  credentials: LaunchCredentials?? = .none) {
+                                  credentials: LaunchCredentials?? = .none, mediaCredentials: LaunchCredentials?? = .none) {
         if let appID { configuration.appID = appID }
         if let allowsAndroidReceiver { configuration.allowsAndroidReceiver = allowsAndroidReceiver }
         if case .some(let credentials) = credentials { configuration.launchCredentials = credentials }
+        if case .some(let credentials) = mediaCredentials { configuration.mediaCredentials = credentials }
     }
 
     // MARK: Connection loop

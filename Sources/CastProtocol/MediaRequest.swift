@@ -30,7 +30,7 @@ public enum ResumeState: String, Sendable {
 public enum MediaRequest: Sendable, Equatable {
     case getStatus(mediaSessionID: Int?)
     case load(LoadRequest, sessionID: String)
-    case queueLoad(items: [QueueItem], startIndex: Int, repeatMode: String, sessionID: String)
+    case queueLoad(items: [QueueItem], startIndex: Int, repeatMode: String, sessionID: String, credentials: LaunchCredentials? = nil)
     case queueInsert(items: [QueueItem], insertBefore: Int?, mediaSessionID: Int)
     case play(mediaSessionID: Int)
     case pause(mediaSessionID: Int)
@@ -86,11 +86,15 @@ public enum MediaRequest: Sendable, Equatable {
             object["activeTrackIds"] = .array(load.activeTrackIDs.map { .int($0) })
             if let credentials = load.credentials { object["credentials"] = .string(credentials) }
             if let type = load.credentialsType { object["credentialsType"] = .string(type) }
-        case .queueLoad(let items, let startIndex, let repeatMode, let sessionID):
+        case .queueLoad(let items, let startIndex, let repeatMode, let sessionID, let credentials):
             object["sessionId"] = .string(sessionID)
             object["items"] = .array(items.map(\.json))
             object["startIndex"] = .int(startIndex)
             object["repeatMode"] = .string(repeatMode)
+            if let credentials {
+                object["credentials"] = .string(credentials.credentials)
+                if let type = credentials.credentialsType { object["credentialsType"] = .string(type) }
+            }
         case .queueInsert(let items, let insertBefore, let mediaSessionID):
             object["mediaSessionId"] = .int(mediaSessionID)
             object["items"] = .array(items.map(\.json))

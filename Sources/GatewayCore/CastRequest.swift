@@ -42,6 +42,17 @@ public struct CastRequest: Sendable, Equatable {
                            credentials: credentials, credentialsType: credentialsType)
     }
 
+    /// Fails when the LOAD would not fit in one Cast message (64 KiB, with
+    /// room for the envelope): a 100 KB URL is refused here, before any
+    /// connection, with the limit named.
+    public func checkSize() throws(GatewayError) {
+        let payload = MediaRequest.load(loadRequest, sessionID: String(repeating: "0", count: 36)).json(requestID: 1).serialized
+        let limit = CastMessage.maximumBodySize - 512
+        guard payload.utf8.count <= limit else {
+            throw GatewayError(.badArgument, "the LOAD for this URL would be \(payload.utf8.count) bytes; a Cast message carries at most \(CastMessage.maximumBodySize) bytes (the URL is \(url.utf8.count) bytes and is sent twice): use a shorter URL")
+        }
+    }
+
     /// A queue item for "add to queue".
     public var queueItem: QueueItem {
         QueueItem(media: loadRequest.media, autoplay: true, startTime: startTime > 0 ? startTime : nil)

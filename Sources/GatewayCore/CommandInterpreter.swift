@@ -7,10 +7,17 @@ import SystemSupport
 public struct CommandInterpreter: Sendable {
     public let gateway: Gateway
     public let version: String
+    /// Where `key NAME` presses go: the same stream as real remote keys.
+    public let inputs: InputSink?
 
-    public init(gateway: Gateway, version: String) {
+    /// Where the commands are typed (the help differs).
+    public let context: ConsoleCommand.Context
+
+    public init(gateway: Gateway, version: String, inputs: InputSink? = nil, context: ConsoleCommand.Context = .console) {
         self.gateway = gateway
         self.version = version
+        self.inputs = inputs
+        self.context = context
     }
 
     /// The answer to one command line: output lines, errors start with `error:`.
@@ -29,11 +36,12 @@ public struct CommandInterpreter: Sendable {
     public func run(_ command: ConsoleCommand) async -> [String] {
         do {
             switch command {
-            case .help: return ConsoleCommand.helpText.split(separator: "\n").map(String.init)
+            case .help: return ConsoleCommand.helpText(for: context).split(separator: "\n").map(String.init)
             case .version: return ["cast-gateway \(version)"]
             case .status:
                 let state = await gateway.state
                 var lines = [StatusLine.render(state, now: gateway.timeSource.now.seconds)]
+                if let problem = state.configProblem { lines.append("  config: \(problem)") }
                 for (source, problem) in state.inputProblems.sorted(by: { $0.key < $1.key }) {
                     lines.append("  \(source): \(problem)")
                 }
@@ -54,9 +62,8 @@ public struct CommandInterpreter: Sendable {
                 guard !recent.isEmpty else { return ["no remote keys yet"] }
                 return recent.map { "\($0.event.description) -> \($0.action?.name ?? "(not mapped)")" }
             case .key(let name):
-                guard await gateway.inject(InputEvent(source: .console, key: name)) else {
-                    return ["error: remote input is not set up here"]
-                }
+                guard let inputs else { return ["error: remote input is not set up here"] }
+                inputs.yield(InputEvent(source: .console, key: name))
             case .json:
                 return ["error: json mode is available on the serial console"]
             case .quit:
@@ -72,7 +79,7 @@ public struct CommandInterpreter: Sendable {
             case .launch(let appID, let android):
                 try await gateway.launch(appID: appID, allowsAndroidReceiver: android)
             case .credentials(let value):
-                try await gateway.setLaunchCredentials(value.map { LaunchCredentials(credentials: $0) })
+                await gateway.setLaunchCredentials(value.map { LaunchCredentials(credentials: $0) })
                 return [value == nil ? "ok: launch credentials cleared" : "ok: launch credentials set (not shown)"]
             case .logLevel(let level):
                 Logger.level = level

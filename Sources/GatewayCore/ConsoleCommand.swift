@@ -22,8 +22,26 @@ public enum ConsoleCommand: Sendable, Equatable {
     case key(String)
     case quit
 
-    /// What each command does, for `help`.
-    public static let helpText = """
+    /// Where commands are typed: the help differs a little.
+    public enum Context: Sendable {
+        case console
+        case demo
+    }
+
+    /// What each command does, for `help` in `context`.
+    public static func helpText(for context: Context) -> String {
+        switch context {
+        case .console: commonHelp + "\n" + """
+            json on | off          one JSON object per line, for scripts
+            version | help
+            """
+        case .demo: commonHelp + "\n" + """
+            version | help | quit
+            """
+        }
+    }
+
+    static let commonHelp = """
         status                 what is playing, volume, link state
         play | pause | toggle | stop | next | prev
         seek +S | -S | S | mm:ss   relative or absolute seek
@@ -38,8 +56,7 @@ public enum ConsoleCommand: Sendable, Equatable {
         keys                   recent remote keys and their actions
         key NAME               press a remote key (KEY_PLAYPAUSE, KEY_VOLUMEUP, or CEC names like PLAY)
         log LEVEL              error, warning, notice, info, debug, trace
-        json on | off          one JSON object per line, for scripts
-        version | help
+        preset N               play preset N (0-9) from [presets]
         """
 
     /// Parses one line. Errors explain the expected form.
@@ -106,6 +123,11 @@ public enum ConsoleCommand: Sendable, Equatable {
                 throw UsageError("usage: log error|warning|notice|info|debug|trace")
             }
             self = .logLevel(level)
+        case "preset":
+            guard arguments.count == 1, arguments[0].count == 1, let number = Int(arguments[0]) else {
+                throw UsageError("usage: preset 0-9")
+            }
+            self = .action(.preset(number))
         case "key":
             guard arguments.count == 1 else { throw UsageError("usage: key NAME (e.g. key KEY_PLAYPAUSE)") }
             self = .key(arguments[0].uppercased())

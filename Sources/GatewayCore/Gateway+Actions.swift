@@ -3,14 +3,14 @@ import CastProtocol
 import GatewayModel
 
 extension Gateway {
-    /// Carries out `action`. Failures are returned to the caller and shown in
-    /// the state's `lastError`; state is never lost.
+    /// Carries out `action`. Failures are returned to the caller, who reports
+    /// them once (a console reply, a CLI error, a log line for a remote key),
+    /// and shown in the state's `lastError`; state is never lost.
     public func perform(_ action: Action) async throws {
         do {
             try await execute(action)
             await record(nil)
         } catch {
-            logger.warning("\(action.name) failed: \(error)")
             await record(error)
             throw error
         }
@@ -20,7 +20,7 @@ extension Gateway {
         switch action {
         case .none: return
         case .preset(let number):
-            guard let preset = configuration.presets[number] else {
+            guard let preset = settings.presets.presets[number] else {
                 throw GatewayError(.unknownPreset, "preset \(number) is not set; add '\(number) = URL' under [presets]")
             }
             try await requireClient().load(CastRequest(url: preset.url, title: preset.title).loadRequest)
@@ -60,12 +60,18 @@ extension Gateway {
 
     /// Plays a URL now (launching the configured app if needed).
     public func cast(_ request: CastRequest) async throws {
-        try await reporting { try await self.requireClient().load(request.loadRequest) }
+        try await reporting {
+            try request.checkSize()
+            try await self.requireClient().load(request.loadRequest)
+        }
     }
 
     /// Adds a URL to the queue (or plays it when nothing is loaded).
     public func enqueue(_ request: CastRequest) async throws {
-        try await reporting { try await self.requireClient().queueInsert([request.queueItem]) }
+        try await reporting {
+            try request.checkSize()
+            try await self.requireClient().queueInsert([request.queueItem])
+        }
     }
 
     /// Launches `appID`, optionally allowing an Android TV receiver.
@@ -73,12 +79,6 @@ extension Gateway {
         try await reporting {
             try await self.requireClient().launch(appID: appID, allowsAndroidReceiver: allowsAndroidReceiver)
         }
-    }
-
-    /// Sets (or with nil clears) the launch credentials for later launches.
-    public func setLaunchCredentials(_ credentials: LaunchCredentials?) async throws {
-        let client = try requireClient()
-        await client.setLaunchSettings(credentials: .some(credentials))
     }
 
     /// Shows subtitle track `trackID` (keeping the audio track).
@@ -108,7 +108,6 @@ extension Gateway {
             try await body()
             await record(nil)
         } catch {
-            logger.warning("\(error)")
             await record(error)
             throw error
         }

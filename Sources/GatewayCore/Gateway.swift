@@ -16,7 +16,8 @@ public actor Gateway {
         case discovered(String)
     }
 
-    public nonisolated let configuration: GatewayConfiguration
+    /// The core's settings; `apply(_:)` replaces them on a live reload.
+    public private(set) var settings: GatewaySettings
     public nonisolated let timeSource: any TimeSource
     let broadcaster = StateBroadcaster(GatewayState())
     let logger = Logger(label: "gateway")
@@ -28,21 +29,27 @@ public actor Gateway {
     private var actionError: GatewayState.Problem?
     private var clientState: CastClientState?
     private var clientTask: Task<Void, Never>?
-    private var discoveryTask: Task<Void, Never>?
     private var started = false
     /// The last 20 key events and the actions they mapped to (console `keys`).
     public private(set) var recentInputs: [(event: InputEvent, action: Action?)] = []
-    private var inputHandler: (@Sendable (InputEvent) async -> Void)?
     private var inputProblems: [String: String] = [:]
-    private var tvControl: (powerOn: @Sendable () -> Void, standby: @Sendable () -> Void)?
+    private var configProblem: String?
+    private var tvControl: (any TVControl)?
+    /// Credentials typed at runtime (`creds`): they outlive reconnects and new
+    /// clients (a named device that leaves and returns) until cleared. nil: none typed.
+    private var typedCredentials: LaunchCredentials??
 
-    public init(configuration: GatewayConfiguration, connector: @escaping CastClient.Connector,
+    public init(settings: GatewaySettings, connector: @escaping CastClient.Connector,
                 timeSource: any TimeSource = SystemTimeSource(), version: String = "0.1.0") {
-        self.configuration = configuration
+        self.settings = settings
         self.connector = connector
         self.timeSource = timeSource
         self.version = version
-        target = switch configuration.device {
+        target = Gateway.target(for: settings.device.target)
+    }
+
+    private static func target(for device: DeviceSettings.Target?) -> Target {
+        switch device {
         case .address(let host, let port)?: .address(host: host, port: port)
         case .name(let name)?: .discovered(name)
         case .id(let id)?: .discovered(id)
@@ -55,13 +62,6 @@ public actor Gateway {
 
     public var state: GatewayState { broadcaster.current }
 
-    /// Whether the configured target needs discovery (a name or an id).
-    public nonisolated var needsDiscovery: Bool {
-        switch configuration.device {
-        case .name?, .id?: true
-        default: false
-        }
-    }
 
     /// Starts connecting to a fixed device; a named one waits for discovery.
     public func start() async {
@@ -71,40 +71,81 @@ public actor Gateway {
         await reconcileTarget()
     }
 
-    /// Follows discovery snapshots (from the mDNS browser) until they end.
-    public func follow(discovery snapshots: AsyncStream<DiscoverySnapshot>) {
-        discoveryTask?.cancel()
-        discoveryTask = Task {
-            for await snapshot in snapshots {
-                await self.discoveryChanged(snapshot)
-            }
-        }
+    /// Follows discovery snapshots (from the mDNS browser) until they end or
+    /// the calling task is cancelled.
+    public nonisolated func follow(discovery snapshots: AsyncStream<DiscoverySnapshot>) async {
+        for await snapshot in snapshots { await discoveryChanged(snapshot) }
     }
 
     /// Stops the client; the app on the device keeps running.
     public func stop() async {
-        discoveryTask?.cancel()
-        discoveryTask = nil
         await replaceClient(with: nil)
     }
 
-    // MARK: Remote input
+    // MARK: Settings (live reload)
 
-    /// Sets where injected key events (console `key NAME`) go.
-    public func setInputHandler(_ handler: @escaping @Sendable (InputEvent) async -> Void) {
-        inputHandler = handler
+    /// Applies new settings without disturbing what they do not change: a
+    /// new device target reconnects, new launch settings apply from the next
+    /// launch and LOAD, presets apply at once; the cast session is kept.
+    public func apply(_ newSettings: GatewaySettings) async {
+        let old = settings
+        settings = newSettings
+        if old.cast != newSettings.cast, let client {
+            await client.setLaunchSettings(appID: newSettings.cast.appID,
+                                           allowsAndroidReceiver: newSettings.cast.allowsAndroidReceiver,
+                                           credentials: .some(launchCredentials), mediaCredentials: .some(mediaCredentials))
+        }
+        if old.device != newSettings.device {
+            target = Gateway.target(for: newSettings.device.target)
+            logger.notice("device changed by the configuration: \(describe(target))")
+            await reconcileTarget()
+        }
+        publish()
     }
 
-    /// Feeds a key event to the remote-input path; false when none is set up.
-    public func inject(_ event: InputEvent) async -> Bool {
-        guard let inputHandler else { return false }
-        await inputHandler(event)
-        return true
+    /// Shows (or with nil clears) a configuration problem: a reload that was refused.
+    public func setConfigProblem(_ problem: String?) {
+        guard configProblem != problem else { return }
+        configProblem = problem
+        publish()
     }
 
-    /// Sets how `tv-on` and `tv-standby` reach the TV (HDMI-CEC).
-    public func setTVControl(powerOn: @escaping @Sendable () -> Void, standby: @escaping @Sendable () -> Void) {
-        tvControl = (powerOn, standby)
+    private func describe(_ target: Target) -> String {
+        switch target {
+        case .none: "none"
+        case .address(let host, let port): "\(host):\(port)"
+        case .discovered(let query): "\"\(query)\""
+        }
+    }
+
+    /// The launch credentials in force: typed at runtime, else the configured ones.
+    var launchCredentials: LaunchCredentials? {
+        typedCredentials ?? settings.cast.launchCredentials
+    }
+
+    /// LOAD's credentials: the configured media ones, else the launch ones.
+    var mediaCredentials: LaunchCredentials? {
+        settings.cast.mediaCredentials ?? launchCredentials
+    }
+
+    /// Sets (or with nil clears) the launch credentials for later launches;
+    /// they are kept for new connections too, until cleared or forgotten.
+    public func setLaunchCredentials(_ credentials: LaunchCredentials?) async {
+        typedCredentials = .some(credentials)
+        await client?.setLaunchSettings(credentials: .some(launchCredentials), mediaCredentials: .some(mediaCredentials))
+    }
+
+    /// Drops credentials typed at runtime (checkout): the configured ones apply again.
+    public func forgetTypedCredentials() async {
+        typedCredentials = nil
+        await client?.setLaunchSettings(credentials: .some(launchCredentials), mediaCredentials: .some(mediaCredentials))
+    }
+
+    // MARK: TV control
+
+    /// Sets how `tv-on` and `tv-standby` reach the TV (the CEC source).
+    public func setTVControl(_ control: (any TVControl)?) {
+        tvControl = control
     }
 
     /// Powers the TV on or puts it in standby; throws when no CEC adapter is set up.
@@ -112,7 +153,11 @@ public actor Gateway {
         guard let tvControl else {
             throw GatewayError(.unavailable, "TV power control needs an HDMI-CEC adapter; none is set up ([cec] in the config)")
         }
-        on ? tvControl.powerOn() : tvControl.standby()
+        if on {
+            tvControl.powerOnTV(selecting: nil)
+        } else {
+            tvControl.standbyTV()
+        }
     }
 
     /// Records whether an input source works (`problem` nil) or why not.
@@ -190,9 +235,9 @@ public actor Gateway {
         }
         let client = CastClient(
             configuration: CastClient.Configuration(
-                host: host, port: port, appID: configuration.appID,
-                allowsAndroidReceiver: configuration.allowsAndroidReceiver,
-                launchCredentials: configuration.credentials,
+                host: host, port: port, appID: settings.cast.appID,
+                allowsAndroidReceiver: settings.cast.allowsAndroidReceiver,
+                launchCredentials: launchCredentials, mediaCredentials: mediaCredentials,
                 senderInfo: ConnectionMessages.SenderInfo(userAgent: "cast-gateway/\(version)", version: version,
                                                           systemVersion: "Linux")),
             connector: connector, timeSource: timeSource)
@@ -211,6 +256,7 @@ public actor Gateway {
         }
         await newClient.start()
         let states = newClient.states()
+        // Follows this client's states until it is replaced: the task lives as long as the client does.
         clientTask = Task {
             for await snapshot in states {
                 self.clientChanged(snapshot, from: newClient)
@@ -297,6 +343,7 @@ public actor Gateway {
     private func publish() {
         var state = GatewayState()
         state.inputProblems = inputProblems
+        state.configProblem = configProblem
         state.devices = discovery.devices
         state.discoveryProblem = discovery.problem
         if let snapshot = clientState {

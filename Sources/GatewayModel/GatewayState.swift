@@ -56,6 +56,8 @@ public struct GatewayState: Sendable, Equatable {
     public var discoveryProblem: String?
     /// Remote inputs that are configured but not working, by source (`lirc`, `cec`).
     public var inputProblems: [String: String] = [:]
+    /// A configuration file that a reload refused (the running one stays in force).
+    public var configProblem: String?
 
     /// The longest title, name or message a snapshot carries (the core cuts longer ones).
     public static let maximumTextLength = 256

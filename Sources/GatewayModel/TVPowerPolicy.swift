@@ -10,6 +10,25 @@ public struct TVPowerPolicy: Sendable {
         case standby
     }
 
+    /// The `[cec]` keys that drive the policy.
+    public struct Settings: Sendable, Equatable {
+        /// Power the TV on when casting starts.
+        public var powerOnWhenCasting = false
+        /// The TV input to select then, as a physical address (0x1000 = 1.0.0.0).
+        public var input: UInt16?
+        /// Put the TV in standby after this long with nothing cast (nil: never).
+        public var standbyAfter: Duration?
+
+        public init(powerOnWhenCasting: Bool = false, input: UInt16? = nil, standbyAfter: Duration? = nil) {
+            self.powerOnWhenCasting = powerOnWhenCasting
+            self.input = input
+            self.standbyAfter = standbyAfter
+        }
+
+        /// Whether the policy ever does anything.
+        public var isActive: Bool { powerOnWhenCasting || standbyAfter != nil }
+    }
+
     public var powerOnWhenCasting: Bool
     /// nil: never put the TV in standby.
     public var standbyAfter: Duration?
@@ -20,6 +39,10 @@ public struct TVPowerPolicy: Sendable {
     public init(powerOnWhenCasting: Bool, standbyAfter: Duration?) {
         self.powerOnWhenCasting = powerOnWhenCasting
         self.standbyAfter = standbyAfter
+    }
+
+    public init(_ settings: Settings) {
+        self.init(powerOnWhenCasting: settings.powerOnWhenCasting, standbyAfter: settings.standbyAfter)
     }
 
     /// Updates with whether an app runs at `now`; returns a command to send, if any.

@@ -5,13 +5,15 @@ import SystemSupport
 
 /// HDMI-CEC remote keys and TV control through libcec.
 ///
-/// libcec calls back on its own threads; callbacks only yield events.
-/// Opening and closing the adapter block, so every libcec call runs on this
-/// source's serial queue, never on the cooperative pool. A missing adapter,
-/// or one that disappears, is retried with backoff while the gateway runs on.
-public final class CecSource: @unchecked Sendable {
+/// libcec calls back on its own threads; callbacks only yield events or hop
+/// onto this source's queue. Opening and closing the adapter block, so every
+/// libcec call runs on that serial queue, never on the cooperative pool, and
+/// state confined to it asserts so. Run it as a `ReopeningSource` (see
+/// `service`): a missing adapter, or one that disappears, is retried with
+/// backoff while the gateway runs on.
+public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
     /// How the gateway appears on the CEC bus (see the README for what each sees).
-    public enum Role: String, Sendable {
+    public enum Role: String, Sendable, CaseIterable {
         /// A playback device: keys arrive while it is the TV's selected source.
         case playback
         /// An audio system (logical address 5): the TV sends volume and mute to it.
@@ -20,36 +22,20 @@ public final class CecSource: @unchecked Sendable {
         case monitor
     }
 
-    public struct Settings: Sendable {
-        public var adapter: String?
-        public var role: Role
-        public var osdName: String
-
-        public init(adapter: String? = nil, role: Role = .playback, osdName: String = "Cast Gateway") {
-            self.adapter = adapter
-            self.role = role
-            self.osdName = osdName
-        }
-    }
-
-    public let events: AsyncStream<InputEvent>
-    public let settings: Settings
-    private let continuation: AsyncStream<InputEvent>.Continuation
-    private let availability: @Sendable (String?) -> Void
-    private let queue = DispatchQueue(label: "cast-gateway.cec")
+    public let settings: CecSettings
+    private let sink: InputSink
+    let queue = DispatchQueue(label: "cast-gateway.cec")
     private let logger = Logger(label: "cec")
-    // On `queue` only (callbacks touch only `continuation`, `queue` and `logger`):
+    // On `queue` only (callbacks touch only `sink`, `queue` and `logger`):
     private var connection: libcec_connection_t?
+    /// The open session: resumed with the reason the adapter was lost.
+    private var sessionEnded: CheckedContinuation<String, Never>?
     private let configuration = UnsafeMutablePointer<libcec_configuration>.allocate(capacity: 1)
     private let callbacks = UnsafeMutablePointer<ICECCallbacks>.allocate(capacity: 1)
-    private var backoff = Backoff(initial: .seconds(1), maximum: .seconds(60))
-    private var stopped = false
-    private var recurring = RecurringProblem()
 
-    public init(settings: Settings, availability: @escaping @Sendable (String?) -> Void = { _ in }) {
+    public init(settings: CecSettings, sink: InputSink) {
         self.settings = settings
-        self.availability = availability
-        (events, continuation) = AsyncStream.makeStream(of: InputEvent.self)
+        self.sink = sink
         configuration.initialize(to: libcec_configuration())
         callbacks.initialize(to: ICECCallbacks())
     }
@@ -59,20 +45,42 @@ public final class CecSource: @unchecked Sendable {
         callbacks.deallocate()
     }
 
-    public func start() { queue.async { self.open() } }
+    /// The source as a service that reopens the adapter with backoff.
+    public func service(timeSource: any TimeSource = SystemTimeSource(),
+                        availability: @escaping @Sendable (String?) async -> Void = { _ in }) -> ReopeningSource<CecSource> {
+        ReopeningSource(name: "cec", device: self, queue: queue, timeSource: timeSource,
+                        backoff: Backoff(initial: .seconds(1), maximum: .seconds(60)), availability: availability)
+    }
 
-    public func stop() {
-        queue.sync {
-            stopped = true
-            closeConnection()
+    public func serve(_ handle: Void, on queue: DispatchQueue) async -> String {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                queue.async {
+                    // The adapter may have been lost between open and now.
+                    if self.connection == nil {
+                        continuation.resume(returning: "CEC adapter connection lost")
+                    } else {
+                        self.sessionEnded = continuation
+                    }
+                }
+            }
+        } onCancel: {
+            queue.async { self.endSession("stopped") }
         }
-        continuation.finish()
+    }
+
+    /// Closes the adapter and tells the reopening loop why.
+    private func endSession(_ reason: String) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        closeConnection()
+        sessionEnded?.resume(returning: reason)
+        sessionEnded = nil
     }
 
     // MARK: TV control (queued; no-ops without an adapter)
 
     /// Powers the TV on and, when `physicalAddress` is given (e.g. 0x1000 for 1.0.0.0), selects that input.
-    public func powerOnTV(selecting physicalAddress: UInt16? = nil) {
+    public func powerOnTV(selecting physicalAddress: UInt16?) {
         queue.async {
             guard let connection = self.connection else { return }
             _ = libcec_power_on_devices(connection, CECDEVICE_TV)
@@ -110,6 +118,7 @@ public final class CecSource: @unchecked Sendable {
     // MARK: Adapter (on `queue`)
 
     private func configure() {
+        dispatchPrecondition(condition: .onQueue(queue))
         libcec_clear_configuration(configuration)
         configuration.pointee.clientVersion = UInt32(LIBCEC_VERSION_CURRENT.rawValue)
         withUnsafeMutableBytes(of: &configuration.pointee.strDeviceName) { buffer in
@@ -122,7 +131,7 @@ public final class CecSource: @unchecked Sendable {
         // from being delayed or rewritten by the combo-key trap.
         configuration.pointee.bActivateSource = 0
         configuration.pointee.wakeDevices.primary = CECDEVICE_UNKNOWN
-        withUnsafeMutableBytes(of: &configuration.pointee.wakeDevices.addresses) { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        withUnsafeMutableBytes(of: &configuration.pointee.wakeDevices.addresses) { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
         configuration.pointee.comboKey = CEC_USER_CONTROL_CODE_UNKNOWN
         configuration.pointee.iComboKeyTimeoutMs = 0
         configuration.pointee.bMonitorOnly = settings.role == .monitor ? 1 : 0
@@ -138,12 +147,12 @@ public final class CecSource: @unchecked Sendable {
         configuration.pointee.callbackParam = Unmanaged.passUnretained(self).toOpaque()
     }
 
-    private func open() {
-        guard !stopped, connection == nil else { return }
+    /// Opens the adapter (blocking, on `queue`); the connection stays confined to `queue`.
+    public func open() throws {
+        dispatchPrecondition(condition: .onQueue(queue))
         configure()
         guard let connection = libcec_initialise(configuration) else {
-            retry("libcec could not be initialised")
-            return
+            throw DeviceProblem.retry("libcec could not be initialised")
         }
         var adapters = [cec_adapter_descriptor](repeating: cec_adapter_descriptor(), count: 8)
         let found = Int(libcec_detect_adapters(connection, &adapters, UInt8(adapters.count), nil, 0))
@@ -158,41 +167,27 @@ public final class CecSource: @unchecked Sendable {
         }
         guard let adapter = chosen else {
             libcec_destroy(connection)
-            retry(settings.adapter.map { "no CEC adapter \($0) found" } ?? "no CEC adapter found")
-            return
+            throw DeviceProblem.retry(settings.adapter.map { "no CEC adapter \($0) found" } ?? "no CEC adapter found")
         }
         if settings.role == .monitor, adapter.adapterType == ADAPTERTYPE_LINUX {
             libcec_destroy(connection)
-            let problem = "the monitor role needs an adapter that can monitor all CEC traffic (Pulse-Eight USB or cec-gpio); the kernel CEC adapter cannot. Use role = playback or audio-system"
-            logger.error(problem)
-            availability(problem)
-            return  // a configuration problem: retrying cannot help
+            throw DeviceProblem.permanent("the monitor role needs an adapter that can monitor all CEC traffic (Pulse-Eight USB or cec-gpio); the kernel CEC adapter cannot. Use role = playback or audio-system")
         }
         let port = text(adapter.strComName)
         guard libcec_open(connection, port, 10_000) == 1 else {
             libcec_destroy(connection)
-            retry("cannot open CEC adapter \(port)")
-            return
+            throw DeviceProblem.retry("cannot open CEC adapter \(port)")
         }
-        self.connection = connection
-        backoff.reset()
-        recurring.clear()
-        availability(nil)
         logger.notice("CEC adapter \(port) open as \(settings.role.rawValue) \"\(settings.osdName)\"")
+        self.connection = connection
     }
 
     private func closeConnection() {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard let connection else { return }
         libcec_close(connection)
         libcec_destroy(connection)
         self.connection = nil
-    }
-
-    private func retry(_ reason: String) {
-        recurring.report(reason + "; retrying", to: logger)
-        availability(reason)
-        let delay = backoff.nextDelay()
-        queue.asyncAfter(deadline: .now() + delay.seconds) { self.open() }
     }
 
     // MARK: Callbacks (libcec's threads)
@@ -203,15 +198,12 @@ public final class CecSource: @unchecked Sendable {
         let code = UInt8(truncatingIfNeeded: key.keycode.rawValue)
         var event = InputEvent(source: .cec, key: CecKeyCodes.name(for: code))
         event.receivedAt = ContinuousClock.now
-        continuation.yield(event)
+        sink.yield(event)
     }
 
     private func alerted(_ alert: libcec_alert) {
         guard alert == CEC_ALERT_CONNECTION_LOST else { return }
-        queue.async {
-            self.closeConnection()
-            self.retry("CEC adapter connection lost")
-        }
+        queue.async { self.endSession("CEC adapter connection lost") }
     }
 }
 

@@ -11,22 +11,13 @@ import SystemSupport
 /// LIRC devinput keymap names work here too.
 ///
 /// The device is a path, or `name:TEXT` to pick the first input device whose
-/// name contains TEXT. A missing or unplugged device is retried with backoff.
-public final class EvdevSource: @unchecked Sendable {
-    public let events: AsyncStream<InputEvent>
+/// name contains TEXT. Run it as a `ReopeningSource` (see `service`): a
+/// missing or unplugged device is retried with backoff.
+public struct EvdevSource: ReopenableDevice {
     public let device: String
     public let grab: Bool
-    private let continuation: AsyncStream<InputEvent>.Continuation
-    private let availability: @Sendable (String?) -> Void
-    private let queue = DispatchQueue(label: "cast-gateway.evdev")
-    private let logger = Logger(label: "evdev")
+    private let sink: InputSink
     private let inputDirectory: String
-    // On `queue` only:
-    private var source: DispatchSourceRead?
-    private var pending: [UInt8] = []
-    private var backoff = Backoff(initial: .milliseconds(500), maximum: .seconds(30))
-    private var stopped = false
-    private var recurring = RecurringProblem()
 
     /// `struct input_event`: two kernel longs (the time), then type (u16),
     /// code (u16) and value (s32): 24 bytes on 64-bit, 16 on 32-bit boards.
@@ -42,24 +33,18 @@ public final class EvdevSource: @unchecked Sendable {
                 Int32(littleEndian: bytes.loadUnaligned(fromByteOffset: base + 4, as: Int32.self)))
     }
 
-    public init(device: String, grab: Bool, inputDirectory: String = "/sys/class/input",
-                availability: @escaping @Sendable (String?) -> Void = { _ in }) {
+    public init(device: String, grab: Bool, sink: InputSink, inputDirectory: String = "/sys/class/input") {
         self.device = device
         self.grab = grab
+        self.sink = sink
         self.inputDirectory = inputDirectory
-        self.availability = availability
-        (events, continuation) = AsyncStream.makeStream(of: InputEvent.self)
     }
 
-    public func start() { queue.async { self.open() } }
-
-    public func stop() {
-        queue.async {
-            self.stopped = true
-            self.source?.cancel()
-            self.source = nil
-            self.continuation.finish()
-        }
+    /// The source as a service that reopens the device with backoff.
+    public func service(timeSource: any TimeSource = SystemTimeSource(),
+                        availability: @escaping @Sendable (String?) async -> Void = { _ in }) -> ReopeningSource<EvdevSource> {
+        ReopeningSource(name: "evdev", device: self, queue: DispatchQueue(label: "cast-gateway.evdev"), timeSource: timeSource,
+                        availability: availability)
     }
 
     /// The device node for `device` (a path, or `name:TEXT`).
@@ -79,58 +64,33 @@ public final class EvdevSource: @unchecked Sendable {
         return matches.sorted().first.map { "/dev/input/\($0)" }
     }
 
-    private func open() {
-        guard !stopped else { return }
-        guard let path = resolve() else {
-            retry(problem: "no input device matches \(device)")
-            return
-        }
+    public func open() throws -> Int32 {
+        guard let path = resolve() else { throw DeviceProblem.retry("no input device matches \(device)") }
         let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            retry(problem: "cannot open \(path): \(String(cString: strerror(errno)))")
-            return
-        }
+        guard fd >= 0 else { throw DeviceProblem.retry("cannot open \(path): \(String(cString: strerror(errno)))") }
+        let logger = Logger(label: "evdev")
         if grab, ioctl(fd, 0x4004_4590, 1) != 0 {  // EVIOCGRAB
             logger.warning("cannot grab \(path) exclusively: \(String(cString: strerror(errno))); reading it shared")
         }
         logger.notice("reading keys from \(path)\(grab ? " (grabbed)" : "")")
-        recurring.clear()
-        backoff.reset()
-        availability(nil)
-        pending.removeAll()
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { self.readAvailable(fd, path: path) }
-        source.setCancelHandler { close(fd) }
-        self.source = source
-        source.resume()
+        return fd
     }
 
-    private func retry(problem: String) {
-        recurring.report(problem + "; retrying", to: logger)
-        availability(problem)
-        let delay = backoff.nextDelay()
-        queue.asyncAfter(deadline: .now() + delay.seconds) { self.open() }
-    }
-
-    private func readAvailable(_ fd: Int32, path: String) {
-        var buffer = [UInt8](repeating: 0, count: EvdevSource.eventSize * 64)
-        while true {
-            let count = read(fd, &buffer, buffer.count)
-            if count > 0 {
-                pending.append(contentsOf: buffer[0..<count])
-                deliverCompleteEvents()
-                continue
+    public func serve(_ fd: Int32, on queue: DispatchQueue) async -> String {
+        var pending: [UInt8] = []
+        for await event in FileDescriptorReader.events(fd: fd, queue: queue, chunkSize: EvdevSource.eventSize * 64) {
+            switch event {
+            case .bytes(let bytes):
+                pending.append(contentsOf: bytes)
+                deliverCompleteEvents(&pending)
+            case .ended(let reason):
+                return "\(resolve() ?? device) went away (\(reason))"
             }
-            if count < 0, errno == EINTR { continue }
-            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
-            source?.cancel()
-            source = nil
-            retry(problem: "\(path) went away (\(count == 0 ? "end of file" : String(cString: strerror(errno))))")
-            return
         }
+        return "stopped"
     }
 
-    private func deliverCompleteEvents() {
+    private func deliverCompleteEvents(_ pending: inout [UInt8]) {
         let size = EvdevSource.eventSize
         var offset = 0
         while pending.count - offset >= size {
@@ -140,7 +100,7 @@ public final class EvdevSource: @unchecked Sendable {
             guard event.type == EvdevSource.keyEventType, event.value == 1 || event.value == 2 else { continue }
             var input = InputEvent(source: .evdev, key: LinuxKeyCodes.name(for: event.code), isRepeat: event.value == 2)
             input.receivedAt = ContinuousClock.now
-            continuation.yield(input)
+            sink.yield(input)
         }
         pending.removeFirst(offset)
     }

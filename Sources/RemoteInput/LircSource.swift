@@ -1,131 +1,84 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLirc
 import Dispatch
 import GatewayModel
 import SystemSupport
 
-/// Key events from lircd, read from its socket (opened with liblirc_client)
-/// by a Dispatch read source. Bad lines are logged and skipped. When lircd
-/// is absent or restarts, the source reconnects with backoff; the gateway
-/// runs fine without it.
-public final class LircSource: @unchecked Sendable {
-    public let events: AsyncStream<InputEvent>
+/// Key events from lircd, read from its socket. Bad lines are logged and
+/// skipped. Run it as a `ReopeningSource` (see `service`): when lircd is
+/// absent or restarts, the socket is reconnected with backoff and the gateway
+/// runs fine meanwhile.
+///
+/// The socket is connected here rather than with liblirc_client, whose
+/// `lirc_get_local_socket` leaves its socket open when `connect` fails: one
+/// descriptor per retry, and a box without lircd ran out of them in a day.
+public struct LircSource: ReopenableDevice {
+    /// lirc's own default when neither the config nor `LIRC_SOCKET_PATH` names one.
+    public static let defaultSocket = "/var/run/lirc/lircd"
+
     /// The socket path; nil uses `LIRC_SOCKET_PATH` or lirc's default.
     public let socketPath: String?
-    private let continuation: AsyncStream<InputEvent>.Continuation
-    private let queue = DispatchQueue(label: "cast-gateway.lirc")
-    private let logger = Logger(label: "lirc")
-    private let availability: @Sendable (String?) -> Void
-    // On `queue` only:
-    private var source: DispatchSourceRead?
-    private var backoff = Backoff(initial: .milliseconds(500), maximum: .seconds(30))
-    private var pending: [UInt8] = []
-    private var discarding = false
-    private var stopped = false
-    private var recurring = RecurringProblem()
+    private let sink: InputSink
 
-    /// `availability` is called with nil when connected and with the reason when not.
-    public init(socketPath: String? = nil, availability: @escaping @Sendable (String?) -> Void = { _ in }) {
+    public init(socketPath: String? = nil, sink: InputSink) {
         self.socketPath = socketPath
-        self.availability = availability
-        (events, continuation) = AsyncStream.makeStream(of: InputEvent.self)
+        self.sink = sink
     }
 
-    public func start() {
-        queue.async { self.connect() }
+    /// The path that is connected: the configured one, `LIRC_SOCKET_PATH`, or lirc's default.
+    public var resolvedPath: String {
+        socketPath ?? getenv("LIRC_SOCKET_PATH").map { String(cString: $0) } ?? LircSource.defaultSocket
     }
 
-    public func stop() {
-        queue.async {
-            self.stopped = true
-            self.source?.cancel()
-            self.source = nil
-            self.continuation.finish()
-        }
+    /// The source as a service that reconnects with backoff.
+    /// `quiet`: lircd is not asked for by the configuration; it is still
+    /// picked up when it appears, but its absence is no warning.
+    public func service(timeSource: any TimeSource = SystemTimeSource(), quiet: Bool = false,
+                        availability: @escaping @Sendable (String?) async -> Void = { _ in }) -> ReopeningSource<LircSource> {
+        ReopeningSource(name: "lirc", device: self, queue: DispatchQueue(label: "cast-gateway.lirc"), timeSource: timeSource,
+                        quiet: quiet, availability: availability)
     }
 
-    private var describedPath: String { socketPath ?? "lircd's default socket" }
-
-    /// On `queue`: a blocking connect to a local socket, off the cooperative pool.
-    private func connect() {
-        guard !stopped else { return }
-        let fd = lirc_get_local_socket(socketPath, 1)
-        guard fd >= 0 else {
-            let problem = "cannot connect to lircd at \(describedPath): \(String(cString: strerror(-fd))); is lircd running?"
-            recurring.report(problem, to: logger)
-            availability(problem)
-            let delay = backoff.nextDelay()
-            queue.asyncAfter(deadline: .now() + delay.seconds) { self.connect() }
-            return
+    public func open() throws -> Int32 {
+        let path = resolvedPath
+        let fd: Int32
+        do {
+            fd = try UnixSocket.connectStream(to: path)  // closes its socket when connect fails
+        } catch {
+            throw DeviceProblem.retry("cannot connect to lircd at \(path): \(error); is lircd running?")
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        logger.notice("connected to lircd at \(describedPath)")
-        recurring.clear()
-        backoff.reset()
-        availability(nil)
-        pending.removeAll()
-        discarding = false
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { self.readAvailable(fd) }
-        source.setCancelHandler { close(fd) }
-        self.source = source
-        source.resume()
+        Logger(label: "lirc").notice("connected to lircd at \(path)")
+        return fd
     }
 
-    private func readAvailable(_ fd: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count > 0 {
-                consume(buffer[0..<count])
-                continue
-            }
-            if count < 0, errno == EINTR { continue }
-            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
-            disconnected(count == 0 ? "lircd closed the connection" : String(cString: strerror(errno)))
-            return
-        }
-    }
-
-    private func consume(_ bytes: ArraySlice<UInt8>) {
-        for byte in bytes {
-            guard byte == UInt8(ascii: "\n") else {
-                if !discarding {
-                    pending.append(byte)
-                    if pending.count > 1024 {
+    public func serve(_ fd: Int32, on queue: DispatchQueue) async -> String {
+        let logger = Logger(label: "lirc")
+        var lines = LineSplitter(maximumLength: 1024)
+        for await event in FileDescriptorReader.events(fd: fd, queue: queue) {
+            switch event {
+            case .bytes(let bytes):
+                for piece in lines.feed(bytes) {
+                    switch piece {
+                    case .tooLong:
                         logger.warning("discarded an over-long line from lircd")
-                        pending.removeAll()
-                        discarding = true
+                    case .line(let text) where text.isEmpty || ["BEGIN", "END", "SUCCESS", "SIGHUP"].contains(text):
+                        continue  // lircd's replies to commands on the same socket
+                    case .line(let text):
+                        guard let line = LircLine(Substring(text)) else {
+                            logger.warning("skipped a malformed lircd line: \(text.debugDescription)")
+                            continue
+                        }
+                        var input = line.event
+                        input.receivedAt = ContinuousClock.now
+                        sink.yield(input)
                     }
                 }
-                continue
-            }
-            defer {
-                pending.removeAll(keepingCapacity: true)
-                discarding = false
-            }
-            guard !discarding, !pending.isEmpty else { continue }
-            let text = String(decoding: pending, as: UTF8.self)
-            if let line = LircLine(Substring(text)) {
-                var event = line.event
-                event.receivedAt = ContinuousClock.now
-                continuation.yield(event)
-            } else if !["BEGIN", "END", "SUCCESS", "SIGHUP"].contains(text) {
-                logger.warning("skipped a malformed lircd line: \(text.debugDescription)")
+            case .ended(let reason):
+                return "lost lircd (\(reason == "end of file" ? "lircd closed the connection" : reason))"
             }
         }
-    }
-
-    private func disconnected(_ reason: String) {
-        source?.cancel()
-        source = nil
-        guard !stopped else { return }
-        let problem = "lost lircd (\(reason)); reconnecting"
-        logger.warning(problem)
-        availability(problem)
-        let delay = backoff.nextDelay()
-        queue.asyncAfter(deadline: .now() + delay.seconds) { self.connect() }
+        return "stopped"
     }
 }

@@ -1,28 +1,45 @@
+import Synchronization
 import GatewayModel
 import SystemSupport
 
 /// Routes key events from every source through its keymap and the
-/// scheduler. Knows nothing of Cast: it only produces actions.
-public final class RemoteControl: Sendable {
+/// scheduler. Knows nothing of Cast: it only produces actions. As a
+/// `Service` it consumes the one input stream that every source feeds.
+public final class RemoteControl: Service, Sendable {
     /// Called for every event with the action it mapped to (or nil).
     public typealias Record = @Sendable (InputEvent, Action?) async -> Void
 
-    private let keymaps: [InputEvent.Source: Keymap]
+    public let name = "remote"
+    private let keymaps: Mutex<[InputEvent.Source: Keymap]>
     private let scheduler: ActionScheduler
     private let record: Record
+    private let events: AsyncStream<InputEvent>?
     private let logger = Logger(label: "remote")
 
-    public init(keymaps: [InputEvent.Source: Keymap], scheduler: ActionScheduler, record: @escaping Record) {
-        self.keymaps = keymaps
+    public init(keymaps: [InputEvent.Source: Keymap], scheduler: ActionScheduler, events: AsyncStream<InputEvent>? = nil,
+                record: @escaping Record) {
+        self.keymaps = Mutex(keymaps)
         self.scheduler = scheduler
+        self.events = events
         self.record = record
+    }
+
+    /// Replaces the keymaps (a live reload); keys pressed from now on use them.
+    public func setKeymaps(_ newKeymaps: [InputEvent.Source: Keymap]) {
+        keymaps.withLock { $0 = newKeymaps }
+    }
+
+    /// Handles the input stream until cancelled.
+    public func run() async throws {
+        guard let events else { return }
+        for await event in events { await handle(event) }
     }
 
     /// Maps and schedules one event. Console events use the CEC keymap for
     /// CEC names and the Linux-input keymap for `KEY_` names.
     public func handle(_ event: InputEvent) async {
         let source: InputEvent.Source = event.source == .console ? (event.key.hasPrefix("KEY_") ? .evdev : .cec) : event.source
-        let action = keymaps[source]?.action(for: event)
+        let action = keymaps.withLock { $0[source]?.action(for: event) }
         await record(event, action)
         guard let action else {
             logger.debug("\(event.description): not mapped")
@@ -30,12 +47,5 @@ public final class RemoteControl: Sendable {
         }
         logger.debug("\(event.description) -> \(action.name)")
         await scheduler.submit(action, isRepeat: event.isRepeat)
-    }
-
-    /// Consumes a source's events until it finishes.
-    public func follow(_ events: AsyncStream<InputEvent>) -> Task<Void, Never> {
-        Task {
-            for await event in events { await self.handle(event) }
-        }
     }
 }

@@ -9,12 +9,14 @@ import SystemSupport
 /// The serial console: a prompt, a line editor and commands on a tty, with
 /// status changes pushed as lines that never garble a half-typed command.
 ///
-/// All tty I/O happens on one Dispatch queue (a read source; writes are
-/// non-blocking and buffered). Commands run one at a time through `execute`.
-/// A hang-up or a vanished device (USB gadget unplugged) closes the port and
-/// it is reopened with backoff. `json on` switches to one JSON object per
-/// line, without echo or prompt, for scripts.
-public final class SerialConsole: @unchecked Sendable {
+/// A `Service`: `run()` serves the port until cancelled. All tty I/O happens
+/// on one Dispatch queue (a read source; writes are non-blocking and
+/// buffered), and state touched there asserts it. Commands run one at a time
+/// through `execute`. A hang-up or a vanished device (USB gadget unplugged)
+/// ends the session and the shared `ReopeningSource` reopens the port with
+/// backoff. `json on` switches to one JSON object per line, without echo or
+/// prompt, for scripts.
+public final class SerialConsole: Service, @unchecked Sendable {
     /// Runs a command line and returns the reply lines (`error: ...` for failures).
     public typealias Execute = @Sendable (String) async -> [String]
 
@@ -28,9 +30,12 @@ public final class SerialConsole: @unchecked Sendable {
         }
     }
 
+    public let name = "console"
     public let path: String
     public let baud: Int
     private let execute: Execute
+    private let pushes: AsyncStream<Push>
+    private let timeSource: any TimeSource
     private let queue = DispatchQueue(label: "cast-gateway.console")
     private let logger = Logger(label: "console")
     private let commands: AsyncStream<String>
@@ -45,74 +50,95 @@ public final class SerialConsole: @unchecked Sendable {
     private var jsonMode = false
     /// Commands submitted but not yet answered: the prompt returns with the reply.
     private var commandsInFlight = 0
-    private var backoff = Backoff(initial: .milliseconds(500), maximum: .seconds(10))
+    /// The session being served: resumed with the reason it ended.
+    private var sessionEnded: CheckedContinuation<String, Never>?
     private var stopped = false
-    private var recurring = RecurringProblem()
-    private var tasks: [Task<Void, Never>] = []
 
     /// Output kept while the terminal cannot take it; beyond this, output is dropped.
     static let outputLimit = 64 * 1024
 
-    public init(path: String, baud: Int, execute: @escaping Execute) {
+    public init(path: String, baud: Int, pushes: AsyncStream<Push>, timeSource: any TimeSource = SystemTimeSource(),
+                execute: @escaping Execute) {
         self.path = path
         self.baud = baud
+        self.pushes = pushes
+        self.timeSource = timeSource
         self.execute = execute
         (commands, commandContinuation) = AsyncStream.makeStream(of: String.self)
     }
 
-    /// Opens the port (retrying until it exists) and serves it; `pushes` are
-    /// shown as they arrive.
-    public func start(pushes: AsyncStream<Push>) {
-        queue.async { self.open() }
-        let commands = self.commands
-        tasks.append(Task { [weak self] in
-            for await line in commands {
-                guard let self else { return }
-                let reply = await self.execute(line)
-                self.queue.async {
-                    self.commandsInFlight = max(0, self.commandsInFlight - 1)
-                    self.showReply(to: line, reply)
+    /// Serves the port (reopening it with backoff) and shows `pushes` as they
+    /// arrive, until cancelled.
+    public func run() async throws {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let port = ReopeningSource(name: "console", device: Port(console: self), queue: self.queue,
+                                           timeSource: self.timeSource,
+                                           backoff: Backoff(initial: .milliseconds(500), maximum: .seconds(10)))
+                try? await port.run()
+            }
+            group.addTask {
+                for await line in self.commands {
+                    let reply = await self.execute(line)
+                    self.queue.async {
+                        self.commandsInFlight = max(0, self.commandsInFlight - 1)
+                        self.showReply(to: line, reply)
+                    }
                 }
             }
-        })
-        tasks.append(Task { [weak self] in
-            for await push in pushes {
-                guard let self else { return }
-                self.queue.async { self.show(push) }
+            group.addTask {
+                for await push in self.pushes {
+                    self.queue.async { self.show(push) }
+                }
             }
-        })
-    }
-
-    public func stop() {
-        for task in tasks { task.cancel() }
+            await group.waitForAll()  // each child ends when the service is cancelled
+        }
         commandContinuation.finish()
         queue.sync {
             stopped = true
-            closePort()
+            endSession("stopped")
+        }
+    }
+
+    /// The tty as a device for the `ReopeningSource`.
+    struct Port: ReopenableDevice {
+        let console: SerialConsole
+
+        func open() throws -> Int32 {
+            do {
+                return try SerialPort.open(console.path, baud: console.baud)
+            } catch {
+                throw DeviceProblem.retry("serial console \(console.path) unavailable: \(error)")
+            }
+        }
+
+        func serve(_ fd: Int32, on queue: DispatchQueue) async -> String {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    queue.async { console.attach(fd, ended: continuation) }
+                }
+            } onCancel: {
+                queue.async { console.endSession("stopped") }
+            }
         }
     }
 
     // MARK: Port (on `queue`)
 
-    private func open() {
-        guard !stopped, fd < 0 else { return }
-        do {
-            fd = try SerialPort.open(path, baud: baud)
-        } catch {
-            let problem = "serial console \(path) unavailable: \(error); retrying"
-            recurring.report(problem, to: logger)
-            let delay = backoff.nextDelay()
-            queue.asyncAfter(deadline: .now() + delay.seconds) { self.open() }
+    private func attach(_ descriptor: Int32, ended: CheckedContinuation<String, Never>) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard !stopped else {
+            close(descriptor)
+            ended.resume(returning: "stopped")
             return
         }
-        recurring.clear()
-        backoff.reset()
+        fd = descriptor
+        sessionEnded = ended
         logger.notice("serial console on \(path) at \(baud) baud")
         editor = LineEditor()
         editor.echo = !jsonMode
         commandsInFlight = 0
         pendingOutput.removeAll()
-        let descriptor = fd
         let reader = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
         reader.setEventHandler { self.readAvailable() }
         reader.setCancelHandler { close(descriptor) }
@@ -126,6 +152,7 @@ public final class SerialConsole: @unchecked Sendable {
     }
 
     private func closePort() {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard fd >= 0 else { return }
         if let writeSource {
             if !writeSourceActive { writeSource.resume() }
@@ -138,14 +165,21 @@ public final class SerialConsole: @unchecked Sendable {
         fd = -1
     }
 
-    private func hungUp(_ reason: String) {
-        logger.warning("serial console \(path): \(reason); reopening")
+    /// Closes the port and tells the reopening loop why the session ended.
+    private func endSession(_ reason: String) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        if reason == "stopped" { stopped = true }
         closePort()
-        let delay = backoff.nextDelay()
-        queue.asyncAfter(deadline: .now() + delay.seconds) { self.open() }
+        sessionEnded?.resume(returning: reason)
+        sessionEnded = nil
+    }
+
+    private func hungUp(_ reason: String) {
+        endSession("serial console \(path): \(reason)")
     }
 
     private func readAvailable() {
+        dispatchPrecondition(condition: .onQueue(queue))
         var buffer = [UInt8](repeating: 0, count: 1024)
         while fd >= 0 {
             let count = read(fd, &buffer, buffer.count)

@@ -30,4 +30,31 @@ public enum FileSystem {
         guard stat(path, &info) == 0 else { return nil }
         return UInt32(info.st_mode) & 0o7777
     }
+
+    /// The names in directory `path` (without `.` and `..`); empty when it cannot be read.
+    public static func directoryEntries(_ path: String) -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Whether `path` exists (any kind of file).
+    public static func exists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+}
+
+/// Process environment variables.
+public enum Environment {
+    /// The value of `name`, or nil when unset or empty.
+    public static func value(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        let text = String(cString: value)
+        return text.isEmpty ? nil : text
+    }
 }

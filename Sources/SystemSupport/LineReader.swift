@@ -1,53 +1,30 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 
 /// Lines from a file descriptor (standard input, a pipe) as an `AsyncStream`,
-/// read by a Dispatch read source, so an idle reader costs no CPU. Lines
-/// longer than `maximumLength` bytes are dropped whole; invalid UTF-8 is
-/// repaired. The stream finishes at end of file.
+/// read through `FileDescriptorReader` (a Dispatch read source: an idle
+/// reader costs no CPU) and split by `LineSplitter`. Lines longer than
+/// `maximumLength` bytes are dropped whole; invalid UTF-8 is repaired. The
+/// stream finishes at end of file. The descriptor is not closed.
 public enum LineReader {
     public static func lines(fd: Int32, maximumLength: Int = 1024) -> AsyncStream<String> {
-        AsyncStream { continuation in
-            let queue = DispatchQueue(label: "cast-gateway.lines.\(fd)")
-            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-            var pending: [UInt8] = []
-            var discarding = false
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            source.setEventHandler {
-                // One read per readiness event: it cannot block, and the
-                // descriptor is left in blocking mode (it may be a terminal).
-                do {
-                    let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                    if count < 0, errno == EINTR || errno == EAGAIN { return }
-                    if count <= 0 {
-                        if !pending.isEmpty, !discarding { continuation.yield(String(decoding: pending, as: UTF8.self)) }
-                        source.cancel()
-                        continuation.finish()
-                        return
-                    }
-                    for byte in buffer[0..<count] {
-                        if byte == UInt8(ascii: "\n") {
-                            if !discarding {
-                                if pending.last == UInt8(ascii: "\r") { pending.removeLast() }
-                                continuation.yield(String(decoding: pending, as: UTF8.self))
-                            }
-                            pending.removeAll(keepingCapacity: true)
-                            discarding = false
-                        } else if !discarding {
-                            pending.append(byte)
-                            if pending.count > maximumLength {
-                                pending.removeAll(keepingCapacity: true)
-                                discarding = true
-                            }
-                        }
-                    }
+        let events = FileDescriptorReader.events(fd: fd, queue: DispatchQueue(label: "cast-gateway.lines.\(fd)"), owned: false)
+        var iterator = events.makeAsyncIterator()
+        var splitter = LineSplitter(maximumLength: maximumLength)
+        var ready: [String] = []
+        var ended = false
+        return AsyncStream {
+            while ready.isEmpty {
+                guard !ended, let event = await iterator.next() else { return nil }
+                switch event {
+                case .bytes(let bytes):
+                    for case .line(let line) in splitter.feed(bytes) { ready.append(line) }
+                case .ended:
+                    ended = true
+                    if let last = splitter.finish() { ready.append(last) }
+                    if ready.isEmpty { return nil }
                 }
             }
-            let retained = UncheckedSendable(source)
-            continuation.onTermination = { _ in retained.value.cancel() }
-            source.resume()
+            return ready.removeFirst()
         }
     }
 }

@@ -1,25 +1,34 @@
+import Daemon
 import GatewayCore
 import SystemSupport
 
-/// `cast-gateway check-config FILE`.
+/// `cast-gateway check-config FILE [--board NAME]`.
 func checkConfig(_ arguments: inout ArgumentReader) throws -> Int32 {
+    let board = try arguments.option("--board")
     let positionals = try arguments.finish(maximumPositionals: 1)
     guard let path = positionals.first else { throw UsageError("check-config needs a FILE") }
     do {
-        let configuration = try GatewayConfiguration.load(path: path)
-        for warning in configuration.warnings { StandardOutput.line("warning: \(warning)") }
-        let device: String = switch configuration.device {
+        let settings = try DaemonSettings.load(path: path, boardOverride: board)
+        for warning in settings.warnings { StandardOutput.line("warning: \(warning)") }
+        let cast = settings.gateway.cast
+        let device: String = switch settings.gateway.device.target {
         case .address(let host, let port)?: "\(host):\(port)"
         case .name(let name)?: "name \"\(name)\""
         case .id(let id)?: "id \(id)"
         case nil: "none (set [device] host)"
         }
         StandardOutput.line("\(path): ok")
+        if let board = settings.board { StandardOutput.line("  board: \(board.name) (\(board.model))") }
         StandardOutput.line("  device: \(device)")
-        StandardOutput.line("  app: \(configuration.appID)\(configuration.allowsAndroidReceiver ? " (Android TV receivers allowed)" : "")\(configuration.credentials == nil ? "" : ", launch credentials set")")
-        StandardOutput.line("  presets: \(configuration.presets.keys.sorted().map(String.init).joined(separator: " ").ifEmpty("none"))")
-        let bindings = configuration.keymaps.map { "\($0.key) \($0.value.count)" }.sorted()
+        var app = "  app: \(cast.appID)"
+        if cast.allowsAndroidReceiver { app += " (Android TV receivers allowed)" }
+        if cast.launchCredentials != nil { app += ", launch credentials set" }
+        if cast.mediaCredentials != nil { app += ", media credentials set" }
+        StandardOutput.line(app)
+        StandardOutput.line("  presets: \(settings.gateway.presets.presets.keys.sorted().map(String.init).joined(separator: " ").ifEmpty("none"))")
+        let bindings = settings.keymaps.values.filter { !$0.bindings.isEmpty }.map { "\($0.source.rawValue) \($0.bindings.count)" }.sorted()
         StandardOutput.line("  keymaps: \(bindings.joined(separator: ", ").ifEmpty("defaults"))")
+        StandardOutput.line("  console: \(settings.console.device.map { "\($0) at \(settings.console.baud) baud" } ?? "off")")
         return ExitCode.ok
     } catch {
         StandardOutput.line("error: \(error)")
@@ -27,6 +36,33 @@ func checkConfig(_ arguments: inout ArgumentReader) throws -> Int32 {
     }
 }
 
+/// `cast-gateway boards`: the board profiles this installation has.
+func listBoards(_ arguments: inout ArgumentReader) throws -> Int32 {
+    _ = try arguments.finish(maximumPositionals: 0)
+    let boards = BoardProfile.all()
+    guard !boards.isEmpty else {
+        StandardOutput.line("no board profiles in \(BoardProfile.searchPath.joined(separator: " or "))")
+        return ExitCode.unavailable
+    }
+    var broken = false
+    for (name, profile) in boards {
+        switch profile {
+        case .success(let profile):
+            let facts = profile.facts
+            StandardOutput.line("\(name.padding(to: 12))\(facts.architecture.padding(to: 7))\(facts.model)")
+        case .failure(let error):
+            broken = true
+            StandardOutput.line("\(name.padding(to: 12))error: \(error)")
+        }
+    }
+    return broken ? ExitCode.config : ExitCode.ok
+}
+
 extension String {
     func ifEmpty(_ replacement: String) -> String { isEmpty ? replacement : self }
+
+    /// Left-aligned in a column of `width`.
+    func padding(to width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
 }

@@ -22,6 +22,7 @@ func main() async -> Int32 {
         case "cast": return try await castCommand(&arguments)
         case "control": return try await controlCommand(&arguments)
         case "check-config": return try checkConfig(&arguments)
+        case "boards": return try listBoards(&arguments)
         case "discover": return try await discoverCommand(&arguments)
         default:
             throw UsageError("unknown command '\(command)'")

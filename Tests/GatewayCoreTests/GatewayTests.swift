@@ -8,13 +8,12 @@ import XCTest
 @testable import GatewayCore
 
 final class GatewayTests: XCTestCase {
-    func makeGateway(presets: [Int: GatewayConfiguration.Preset] = [:]) async throws -> (Gateway, ReceiverSimulator) {
+    func makeGateway(presets: [Int: PresetSettings.Preset] = [:], cast: CastSettings = CastSettings()) async throws -> (Gateway, ReceiverSimulator) {
         let clock = SystemTimeSource()
         let simulator = try ReceiverSimulator(timeSource: clock)
-        var configuration = GatewayConfiguration()
-        configuration.device = .address(host: "tv.test", port: 8009)
-        configuration.presets = presets
-        let gateway = Gateway(configuration: configuration, connector: { _, _ in
+        let settings = GatewaySettings(device: DeviceSettings(target: .address(host: "tv.test", port: 8009)), cast: cast,
+                                       presets: PresetSettings(presets))
+        let gateway = Gateway(settings: settings, connector: { _, _ in
             let (clientEnd, receiverEnd) = InMemoryByteStream.pair()
             await simulator.serve(receiverEnd)
             return clientEnd
@@ -80,7 +79,7 @@ final class GatewayTests: XCTestCase {
     }
 
     func testNoDeviceGivesAClearError() async throws {
-        let gateway = Gateway(configuration: GatewayConfiguration(), connector: { _, _ in fatalError("must not connect") })
+        let gateway = Gateway(settings: GatewaySettings(), connector: { _, _ in fatalError("must not connect") })
         await gateway.start()
         do {
             try await gateway.perform(.play)
@@ -96,7 +95,7 @@ final class GatewayTests: XCTestCase {
 
 final class InputProblemTests: XCTestCase {
     func testInputProblemsReachTheStateAndStatus() async {
-        let gateway = Gateway(configuration: GatewayConfiguration(), connector: { _, _ in fatalError("unused") })
+        let gateway = Gateway(settings: GatewaySettings(), connector: { _, _ in fatalError("unused") })
         await gateway.setInputProblem("cannot connect to lircd at /run/lirc/lircd", for: "lirc")
         var state = await gateway.state
         XCTAssertEqual(state.inputProblems["lirc"], "cannot connect to lircd at /run/lirc/lircd")

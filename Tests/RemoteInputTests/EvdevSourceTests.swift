@@ -23,9 +23,9 @@ final class EvdevSourceTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: directory) }
         let fifo = directory.appendingPathComponent("event0").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
-        let source = EvdevSource(device: fifo, grab: false)
-        source.start()
-        defer { source.stop() }
+        let (events, sink) = InputEvent.makeStream()
+        let source = RunningService(EvdevSource(device: fifo, grab: false, sink: sink).service())
+        defer { source.cancel() }
         let writer = open(fifo, O_WRONLY)  // blocks until the source has opened it
         XCTAssertGreaterThanOrEqual(writer, 0)
         defer { close(writer) }
@@ -39,7 +39,7 @@ final class EvdevSourceTests: XCTestCase {
         try await Task.sleep(for: .milliseconds(50))
         _ = stream.withUnsafeBytes { write(writer, $0.baseAddress! + 30, $0.count - 30) }
         var received: [InputEvent] = []
-        for await event in source.events {
+        for await event in events {
             received.append(event)
             if received.count == 4 { break }
         }
@@ -56,9 +56,9 @@ final class EvdevSourceTests: XCTestCase {
             try FileManager.default.createDirectory(at: device, withIntermediateDirectories: true)
             try name.write(to: device.appendingPathComponent("name"), atomically: true, encoding: .utf8)
         }
-        XCTAssertEqual(EvdevSource(device: "name:gpio_ir", grab: false, inputDirectory: sysfs.path).resolve(), "/dev/input/event5")
-        XCTAssertEqual(EvdevSource(device: "name:LOOPBACK", grab: false, inputDirectory: sysfs.path).resolve(), "/dev/input/event7")
-        XCTAssertNil(EvdevSource(device: "name:nothing", grab: false, inputDirectory: sysfs.path).resolve())
-        XCTAssertEqual(EvdevSource(device: "/dev/input/by-path/ir-event", grab: true).resolve(), "/dev/input/by-path/ir-event")
+        XCTAssertEqual(EvdevSource(device: "name:gpio_ir", grab: false, sink: InputEvent.makeStream().sink, inputDirectory: sysfs.path).resolve(), "/dev/input/event5")
+        XCTAssertEqual(EvdevSource(device: "name:LOOPBACK", grab: false, sink: InputEvent.makeStream().sink, inputDirectory: sysfs.path).resolve(), "/dev/input/event7")
+        XCTAssertNil(EvdevSource(device: "name:nothing", grab: false, sink: InputEvent.makeStream().sink, inputDirectory: sysfs.path).resolve())
+        XCTAssertEqual(EvdevSource(device: "/dev/input/by-path/ir-event", grab: true, sink: InputEvent.makeStream().sink).resolve(), "/dev/input/by-path/ir-event")
     }
 }

@@ -34,7 +34,7 @@ final class SerialConsoleTests: XCTestCase {
     private struct Running {
         let terminal: PseudoTerminal
         let commands: Commands
-        let console: SerialConsole
+        let console: RunningService
         let pushes: AsyncStream<SerialConsole.Push>.Continuation
     }
 
@@ -48,21 +48,20 @@ final class SerialConsoleTests: XCTestCase {
         return Running(terminal: terminal, commands: commands, console: console, pushes: pushes)
     }
 
-    private func startConsole(_ commands: Commands) -> (SerialConsole, AsyncStream<SerialConsole.Push>.Continuation) {
-        let console = SerialConsole(path: link, baud: 115_200) { line in
+    private func startConsole(_ commands: Commands) -> (RunningService, AsyncStream<SerialConsole.Push>.Continuation) {
+        let (pushes, continuation) = AsyncStream.makeStream(of: SerialConsole.Push.self)
+        let console = SerialConsole(path: link, baud: 115_200, pushes: pushes) { line in
             commands.received.withLock { $0.append(line) }
             if line == "bogus" { return ["error: unknown command 'bogus' (try 'help')"] }
             if line.hasPrefix("creds ") { return ["ok: launch credentials set (not shown)"] }
             return ["ok"]
         }
-        let (pushes, continuation) = AsyncStream.makeStream(of: SerialConsole.Push.self)
-        console.start(pushes: pushes)
-        return (console, continuation)
+        return (RunningService(console), continuation)
     }
 
     func testCommandsRepliesAndRealTermiosSettings() async throws {
         let setup = try await running()
-        defer { setup.console.stop() }
+        defer { setup.console.cancel() }
         let terminal = setup.terminal, commands = setup.commands
 
         // The port is configured raw, 115200 8N1, ignoring modem control.
@@ -89,7 +88,7 @@ final class SerialConsoleTests: XCTestCase {
 
     func testPushedStatusDoesNotGarbleAHalfTypedLine() async throws {
         let setup = try await running()
-        defer { setup.console.stop() }
+        defer { setup.console.cancel() }
         let terminal = setup.terminal, commands = setup.commands
         let pushes = setup.pushes
         terminal.type("pau")
@@ -104,7 +103,7 @@ final class SerialConsoleTests: XCTestCase {
 
     func testGarbageAndSecretsAreHandledSafely() async throws {
         let setup = try await running()
-        defer { setup.console.stop() }
+        defer { setup.console.cancel() }
         let terminal = setup.terminal, commands = setup.commands
         var generator = SystemRandomNumberGenerator()
         terminal.typeBytes((0..<3000).map { _ in UInt8.random(in: 0x20...0xFF, using: &generator) })
@@ -123,7 +122,7 @@ final class SerialConsoleTests: XCTestCase {
 
     func testJSONModeForScripts() async throws {
         let setup = try await running()
-        defer { setup.console.stop() }
+        defer { setup.console.cancel() }
         let terminal = setup.terminal
         let pushes = setup.pushes
         terminal.type("json on\r")
@@ -139,7 +138,7 @@ final class SerialConsoleTests: XCTestCase {
 
     func testJSONModeNeverRepeatsASecretOrAControlCharacter() async throws {
         let setup = try await running()
-        defer { setup.console.stop() }
+        defer { setup.console.cancel() }
         let terminal = setup.terminal
         terminal.type("json on\r")
         _ = await terminal.waitFor(#""lines":["ok: json on"]}"#)
@@ -159,7 +158,7 @@ final class SerialConsoleTests: XCTestCase {
         point(terminal!)
         let commands = Commands()
         let (console, _) = startConsole(commands)
-        defer { console.stop() }
+        defer { console.cancel() }
         _ = await terminal!.waitFor("cast-gateway> ")
         terminal = nil  // the far end goes away: the console sees a hang-up
         try await Task.sleep(for: .milliseconds(200))

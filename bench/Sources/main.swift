@@ -22,11 +22,10 @@ func residentKilobytes() -> Int {
 }
 
 func makeGateway(device: String, measuring: CurrentStream) throws -> Gateway {
-    guard let (host, port) = GatewayConfiguration.parseHostPort(device) else { throw UsageError("bad --device \(device)") }
-    var configuration = GatewayConfiguration()
-    configuration.device = .address(host: host, port: port)
+    guard let (host, port) = DeviceSettings.parseHostPort(device) else { throw UsageError("bad --device \(device)") }
+    let settings = GatewaySettings(device: DeviceSettings(target: .address(host: host, port: port)))
     let context = try TLSContext.client()
-    return Gateway(configuration: configuration, connector: { host, port in
+    return Gateway(settings: settings, connector: { host, port in
         let stream = MeasuringStream(try await TLSConnection.connect(host: host, port: port, context: context))
         measuring.value = stream
         return stream
@@ -103,15 +102,16 @@ func inputLatency(device: String, lircdSocket: String, count: Int) async throws 
     let scheduler = ActionScheduler { action in try? await gateway.perform(action) }
     let remote = RemoteControl(keymaps: [.lirc: Keymap.standard(for: .lirc)], scheduler: scheduler) { _, _ in }
     let connected = AsyncStream<Void>.makeStream()
-    let lirc = LircSource(socketPath: lircdSocket) { problem in
+    let (events, sink) = InputEvent.makeStream()
+    let lirc = LircSource(socketPath: lircdSocket, sink: sink).service { problem in
         if problem == nil { connected.continuation.yield() }
     }
-    lirc.start()
+    let lircTask = Task { try? await lirc.run() }
     var connectedEvents = connected.stream.makeAsyncIterator()
     _ = await connectedEvents.next()  // keys sent before lircd knows us would be lost
     let injector = try LircdInjector(socketPath: lircdSocket)
     var samples: [Double] = []
-    var iterator = lirc.events.makeAsyncIterator()
+    var iterator = events.makeAsyncIterator()
     for index in 0..<count {
         await injector.simulate(index % 2 == 0 ? "0000000000000077 00 KEY_PAUSE devinput-64" : "00000000000000cf 00 KEY_PLAY devinput-64")
         guard let event = await iterator.next(), let received = event.receivedAt else { break }
@@ -127,7 +127,7 @@ func inputLatency(device: String, lircdSocket: String, count: Int) async throws 
     }
     samples.sort()
     StandardOutput.line("input events=\(samples.count) p50_us=\(Int(percentile(samples, 0.5))) p99_us=\(Int(percentile(samples, 0.99))) max_us=\(Int(samples.last ?? 0))")
-    lirc.stop()
+    lircTask.cancel()
     await gateway.stop()
 }
 

@@ -1,5 +1,3 @@
-import SystemSupport
-
 /// The raw content of a `key = value` file with `[sections]` and `#`
 /// comments, every entry remembering its line for error messages.
 public struct ConfigFile: Sendable {
@@ -17,7 +15,9 @@ public struct ConfigFile: Sendable {
 
     /// Parses `text`. Keys before any section header, malformed lines,
     /// unterminated headers and duplicate keys are errors.
-    public init(path: String, text: String) throws(ConfigError) {
+    /// `repeatable` names keys (as `section.key`) that may appear more than
+    /// once, such as a board profile's `board.config-txt` lines.
+    public init(path: String, text: String, repeatable: Set<String> = []) throws(ConfigError) {
         self.path = path
         var section: String?
         var seen: [String: Int] = [:]
@@ -64,8 +64,8 @@ public struct ConfigFile: Sendable {
             } else if let hash = value.firstRange(of: " #") {
                 value = String(value[..<hash.lowerBound]).trimmingSpaces()
             }
-            let qualified = "\(section)\u{0}\(key)"
-            if let first = seen[qualified] {
+            let qualified = "\(section).\(key)"
+            if let first = seen[qualified], !repeatable.contains(qualified) {
                 throw ConfigError(file: path, line: lineNumber, key: "[\(section)] \(key)", message: "set twice (first on line \(first))")
             }
             seen[qualified] = lineNumber
@@ -84,9 +84,18 @@ public struct ConfigFile: Sendable {
     }
 
     /// `'text'` for an error message, or a description when it may be a secret.
-    static func quotedForError(_ text: String) -> String {
+    public static func quotedForError(_ text: String) -> String {
         if looksSecret(text) { return "a line that mentions a credential (its text is not shown)" }
         return "'\(text.escapingControlCharacters(maximumLength: 80))'"
+    }
+
+    /// Entries of `other` whose section and key this file does not set, added
+    /// beneath this file's own (a board profile's defaults).
+    public func addingDefaults(from other: ConfigFile) -> ConfigFile {
+        var merged = self
+        let own = Set(entries.map { "\($0.section).\($0.key)" })
+        merged.entries += other.entries.filter { !own.contains("\($0.section).\($0.key)") }
+        return merged
     }
 
     public func entries(in section: String) -> [Entry] {
@@ -96,7 +105,7 @@ public struct ConfigFile: Sendable {
 
 extension StringProtocol {
     /// The text without leading and trailing spaces and tabs.
-    func trimmingSpaces() -> String {
+    public func trimmingSpaces() -> String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         guard let start = firstIndex(where: { !isSpace($0) }) else { return "" }
         let end = lastIndex(where: { !isSpace($0) })!
@@ -106,7 +115,7 @@ extension StringProtocol {
 
 extension String {
     /// Every occurrence of `target` replaced (no Foundation here).
-    func replacingAll(_ target: String, with replacement: String) -> String {
+    public func replacingAll(_ target: String, with replacement: String) -> String {
         guard !target.isEmpty else { return self }
         var result = ""
         var rest = self[...]

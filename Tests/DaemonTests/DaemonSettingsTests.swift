@@ -1,13 +1,17 @@
+import Foundation
 import Synchronization
 import CastProtocol
+import GatewayCore
 import GatewayModel
+import RemoteInput
+import StatusOutput
 import SystemSupport
 import XCTest
-@testable import GatewayCore
+@testable import Daemon
 
-final class GatewayConfigurationTests: XCTestCase {
-    private func parse(_ text: String) throws -> GatewayConfiguration {
-        try GatewayConfiguration(file: try ConfigFile(path: "gateway.conf", text: text))
+final class DaemonSettingsTests: XCTestCase {
+    private func parse(_ text: String) throws -> DaemonSettings {
+        try DaemonSettings(file: try ConfigFile(path: "gateway.conf", text: text), board: nil)
     }
 
     private func assertError(_ text: String, line: Int?, key: String?, contains fragment: String,
@@ -68,35 +72,41 @@ final class GatewayConfigurationTests: XCTestCase {
             1 = http://tv.local/news.m3u8 | News
             2 = http://tv.local/music.mp3
             """)
-        XCTAssertEqual(configuration.device, .address(host: "192.168.1.20", port: 8010))
-        XCTAssertEqual(configuration.appID, "ABCD1234")
-        XCTAssertTrue(configuration.allowsAndroidReceiver)
-        XCTAssertEqual(configuration.credentials, LaunchCredentials(credentials: "token # with hash", credentialsType: "android"))
-        XCTAssertEqual(configuration.logLevel, .debug)
-        XCTAssertEqual(configuration.lircSocket, "/run/lirc/lircd")
-        XCTAssertEqual(configuration.cecRole, .audioSystem)
-        XCTAssertEqual(configuration.cecOSDName, "Living Room")
-        XCTAssertEqual(configuration.consoleDevice, "/dev/ttyGS0")
-        XCTAssertEqual(configuration.consoleBaud, 57600)
-        XCTAssertEqual(configuration.leds, ["power": "GPIO17", "error": "pinctrl-bcm2711:22 active-low"])
-        XCTAssertTrue(configuration.evdevGrab)
-        XCTAssertEqual(configuration.keymaps["cec"]?.map(\.action), [.play, .preset(2)])
-        XCTAssertEqual(configuration.keymaps["lirc"]?.first, .init(input: "*:KEY_VOLUMEUP", action: .volumeUp(0.1), line: 39))
-        XCTAssertEqual(configuration.presets[1], .init(url: "http://tv.local/news.m3u8", title: "News"))
-        XCTAssertEqual(configuration.presets[2], .init(url: "http://tv.local/music.mp3", title: nil))
+        XCTAssertEqual(configuration.gateway.device.target, .address(host: "192.168.1.20", port: 8010))
+        XCTAssertEqual(configuration.gateway.cast.appID, "ABCD1234")
+        XCTAssertTrue(configuration.gateway.cast.allowsAndroidReceiver)
+        XCTAssertEqual(configuration.gateway.cast.launchCredentials, LaunchCredentials(credentials: "token # with hash", credentialsType: "android"))
+        XCTAssertEqual(configuration.gateway.cast.effectiveMediaCredentials, configuration.gateway.cast.launchCredentials,
+                       "LOAD carries the launch credentials unless media ones are set")
+        XCTAssertEqual(configuration.log.level, .debug)
+        XCTAssertEqual(configuration.lirc.socket, "/run/lirc/lircd")
+        XCTAssertEqual(configuration.cec.role, .audioSystem)
+        XCTAssertEqual(configuration.cec.osdName, "Living Room")
+        XCTAssertEqual(configuration.console.device, "/dev/ttyGS0")
+        XCTAssertEqual(configuration.console.baud, 57600)
+        XCTAssertEqual(configuration.leds.lines, [.power: LEDLineSpec(parsing: "GPIO17")!, .error: LEDLineSpec(parsing: "pinctrl-bcm2711:22 active-low")!])
+        XCTAssertTrue(configuration.evdev.grab)
+        XCTAssertEqual(configuration.keymaps[.cec]?.bindings.map(\.action), [.play, .preset(2)])
+        XCTAssertEqual(configuration.keymaps[.lirc]?.bindings.first, .init(input: "*:KEY_VOLUMEUP", action: .volumeUp(0.1), line: 39))
+        XCTAssertEqual(configuration.gateway.presets.presets[1], .init(url: "http://tv.local/news.m3u8", title: "News"))
+        XCTAssertEqual(configuration.gateway.presets.presets[2], .init(url: "http://tv.local/music.mp3", title: nil))
+        XCTAssertTrue(configuration.expectsLirc)
+        XCTAssertTrue(configuration.expectsCec)
     }
 
     func testDefaults() throws {
         let configuration = try parse("[device]\nhost = tv.local\n")
-        XCTAssertEqual(configuration.device, .address(host: "tv.local", port: 8009))
-        XCTAssertEqual(configuration.appID, CastAppID.defaultMediaReceiver)
-        XCTAssertFalse(configuration.allowsAndroidReceiver)
-        XCTAssertNil(configuration.credentials)
-        XCTAssertEqual(configuration.cecRole, .playback)
-        XCTAssertEqual(configuration.cecOSDName, "Cast Gateway")
-        XCTAssertEqual(configuration.consoleDevice, "/dev/serial0")
-        XCTAssertEqual(configuration.consoleBaud, 115_200)
-        XCTAssertEqual(try parse("").device, nil)
+        XCTAssertEqual(configuration.gateway.device.target, .address(host: "tv.local", port: 8009))
+        XCTAssertEqual(configuration.gateway.cast.appID, CastAppID.defaultMediaReceiver)
+        XCTAssertFalse(configuration.gateway.cast.allowsAndroidReceiver)
+        XCTAssertNil(configuration.gateway.cast.launchCredentials)
+        XCTAssertEqual(configuration.cec.role, .playback)
+        XCTAssertEqual(configuration.cec.osdName, "Cast Gateway")
+        XCTAssertEqual(configuration.console.device, "/dev/serial0")
+        XCTAssertEqual(configuration.console.baud, 115_200)
+        XCTAssertFalse(configuration.expectsLirc, "no [lirc]: lircd's absence is no problem")
+        XCTAssertEqual(try parse("").gateway.device.target, nil)
+        XCTAssertEqual(try parse("[console]\ndevice = none\n").console.device, nil, "'none' is an absent console, not a sentinel")
     }
 
     func testErrorsNameFileLineAndKey() {
@@ -112,6 +122,9 @@ final class GatewayConfigurationTests: XCTestCase {
         assertError("[cast]\nandroid-receiver = maybe\n", line: 2, key: "[cast] android-receiver", contains: "true or false")
         assertError("[cast]\napp-id = \n", line: 2, key: "[cast] app-id", contains: "must not be empty")
         assertError("[cast]\ncredentials-type = x\n", line: 2, key: "[cast] credentials-type", contains: "credentials is not")
+        assertError("[cast]\nmedia-credentials-type = x\n", line: 2, key: "[cast] media-credentials-type", contains: "media-credentials is not")
+        assertError("[cast]\nmystery = 1\n", line: 2, key: "[cast] mystery",
+                    contains: "keys in [cast]: app-id, android-receiver, credentials, credentials-type, media-credentials, media-credentials-type")
         assertError("[log]\nlevel = loud\n", line: 2, key: "[log] level", contains: "error, warning")
         assertError("[cec]\nrole = tv\n", line: 2, key: "[cec] role", contains: "playback, audio-system or monitor")
         assertError("[cec]\nosd-name = A Very Long OSD Name\n", line: 2, key: "[cec] osd-name", contains: "14")
@@ -122,15 +135,15 @@ final class GatewayConfigurationTests: XCTestCase {
     }
 
     func testHostPortForms() {
-        XCTAssertEqual(GatewayConfiguration.parseHostPort("10.0.0.2")?.port, 8009)
-        XCTAssertEqual(GatewayConfiguration.parseHostPort("tv:8010")?.host, "tv")
-        XCTAssertEqual(GatewayConfiguration.parseHostPort("[fe80::1]:8010")?.host, "fe80::1")
-        XCTAssertEqual(GatewayConfiguration.parseHostPort("[::1]")?.port, 8009)
-        XCTAssertEqual(GatewayConfiguration.parseHostPort("fe80::1")?.host, "fe80::1")
-        XCTAssertNil(GatewayConfiguration.parseHostPort("tv:0"))
-        XCTAssertNil(GatewayConfiguration.parseHostPort("tv:http"))
-        XCTAssertNil(GatewayConfiguration.parseHostPort("[::1"))
-        XCTAssertNil(GatewayConfiguration.parseHostPort(""))
+        XCTAssertEqual(DeviceSettings.parseHostPort("10.0.0.2")?.port, 8009)
+        XCTAssertEqual(DeviceSettings.parseHostPort("tv:8010")?.host, "tv")
+        XCTAssertEqual(DeviceSettings.parseHostPort("[fe80::1]:8010")?.host, "fe80::1")
+        XCTAssertEqual(DeviceSettings.parseHostPort("[::1]")?.port, 8009)
+        XCTAssertEqual(DeviceSettings.parseHostPort("fe80::1")?.host, "fe80::1")
+        XCTAssertNil(DeviceSettings.parseHostPort("tv:0"))
+        XCTAssertNil(DeviceSettings.parseHostPort("tv:http"))
+        XCTAssertNil(DeviceSettings.parseHostPort("[::1"))
+        XCTAssertNil(DeviceSettings.parseHostPort(""))
     }
 
     func testLoadWarnsWhenCredentialsAreReadableByOthers() throws {
@@ -138,18 +151,18 @@ final class GatewayConfigurationTests: XCTestCase {
         try "[cast]\ncredentials = secret\n".write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         chmod(path, 0o644)
-        XCTAssertTrue(try GatewayConfiguration.load(path: path).warnings.first?.contains("chmod 600") ?? false)
+        XCTAssertTrue(try DaemonSettings.load(path: path).warnings.first?.contains("chmod 600") ?? false)
         chmod(path, 0o600)
-        XCTAssertEqual(try GatewayConfiguration.load(path: path).warnings, [])
-        XCTAssertThrowsError(try GatewayConfiguration.load(path: path + ".missing")) { error in
+        XCTAssertEqual(try DaemonSettings.load(path: path).warnings, [])
+        XCTAssertThrowsError(try DaemonSettings.load(path: path + ".missing")) { error in
             XCTAssertTrue("\(error)".contains("No such file"), "\(error)")
         }
     }
 }
 
 final class KeymapConfigurationTests: XCTestCase {
-    private func parse(_ text: String) throws -> GatewayConfiguration {
-        try GatewayConfiguration(file: try ConfigFile(path: "gateway.conf", text: text))
+    private func parse(_ text: String) throws -> DaemonSettings {
+        try DaemonSettings(file: try ConfigFile(path: "gateway.conf", text: text), board: nil)
     }
 
     func testKeyNamesAreCheckedPerSource() throws {
@@ -171,7 +184,7 @@ final class KeymapConfigurationTests: XCTestCase {
 
 final class LEDConfigurationTests: XCTestCase {
     func testChipNumbersAreRefusedWithTheReason() {
-        XCTAssertThrowsError(try GatewayConfiguration(file: try ConfigFile(path: "gateway.conf", text: "[leds]\npower = gpiochip0:17\n"))) { error in
+        XCTAssertThrowsError(try DaemonSettings(file: try ConfigFile(path: "gateway.conf", text: "[leds]\npower = gpiochip0:17\n"), board: nil)) { error in
             XCTAssertTrue("\(error)".contains("gateway.conf:2: [leds] power") && "\(error)".contains("chip numbers"), "\(error)")
         }
     }
@@ -198,13 +211,16 @@ final class TVPowerPolicyTests: XCTestCase {
     }
 
     func testTVConfiguration() throws {
-        let configuration = try GatewayConfiguration(file: try ConfigFile(path: "g.conf", text: "[cec]\npower-on-when-casting = yes\ntv-input = 1.0.0.0\nstandby-after = 30\n"))
-        XCTAssertTrue(configuration.tvPowerOnWhenCasting)
-        XCTAssertEqual(configuration.tvInput, 0x1000)
-        XCTAssertEqual(configuration.tvStandbyAfter, .seconds(1800))
-        XCTAssertTrue(configuration.configures("cec"))
-        XCTAssertThrowsError(try GatewayConfiguration(file: try ConfigFile(path: "g.conf", text: "[cec]\ntv-input = 1.0.0\n")))
-        XCTAssertThrowsError(try GatewayConfiguration(file: try ConfigFile(path: "g.conf", text: "[cec]\nstandby-after = soon\n")))
+        func parse(_ text: String) throws -> DaemonSettings { try DaemonSettings(file: try ConfigFile(path: "g.conf", text: text), board: nil) }
+        let configuration = try parse("[cec]\npower-on-when-casting = yes\ntv-input = 1.0.0.0\nstandby-after = 30\n")
+        XCTAssertTrue(configuration.cec.tvPower.powerOnWhenCasting)
+        XCTAssertEqual(configuration.cec.tvPower.input, 0x1000)
+        XCTAssertEqual(configuration.cec.tvPower.standbyAfter, .seconds(1800))
+        XCTAssertTrue(configuration.expectsCec)
+        XCTAssertEqual(try parse("[cec]\nstandby-after = 0\n").cec.tvPower.standbyAfter, nil, "0 = never")
+        XCTAssertThrowsError(try parse("[cec]\ntv-input = 1.0.0\n"))
+        XCTAssertThrowsError(try parse("[cec]\ntv-input = 1.0.0.G\n"))
+        XCTAssertThrowsError(try parse("[cec]\nstandby-after = soon\n"))
     }
 }
 
@@ -230,14 +246,14 @@ final class RecurringProblemTests: XCTestCase {
 /// Files as they arrive from the field: saved by Windows editors, typed by
 /// hand, damaged, or holding secrets that must not be repeated.
 final class ConfigFieldFileTests: XCTestCase {
-    private func parse(_ text: String) throws -> GatewayConfiguration {
-        try GatewayConfiguration(file: try ConfigFile(path: "gateway.conf", text: text))
+    private func parse(_ text: String) throws -> DaemonSettings {
+        try DaemonSettings(file: try ConfigFile(path: "gateway.conf", text: text), board: nil)
     }
 
     func testByteOrderMarkAndCRLFAreAccepted() throws {
         let configuration = try parse("\u{FEFF}[device]\r\nhost = 10.0.0.2:8010\r\n\r\n[log]\r\nlevel = debug\r\n")
-        XCTAssertEqual(configuration.device, .address(host: "10.0.0.2", port: 8010))
-        XCTAssertEqual(configuration.logLevel, .debug)
+        XCTAssertEqual(configuration.gateway.device.target, .address(host: "10.0.0.2", port: 8010))
+        XCTAssertEqual(configuration.log.level, .debug)
     }
 
     func testBadHostsAreRefusedAtCheckTime() {
@@ -264,7 +280,7 @@ final class ConfigFieldFileTests: XCTestCase {
         }
     }
 
-    func testOptionValuesAreNeverEchoed() {
+    func testOptionValuesAreNeverEchoed() throws {
         var arguments = ArgumentReader(["--credentials-typo=hunter2-secret", "x"])
         XCTAssertThrowsError(try arguments.finish(maximumPositionals: 2)) { error in
             XCTAssertEqual("\(error)", "unknown option --credentials-typo")

@@ -1,0 +1,163 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CastClient
+import Discovery
+import GatewayCore
+import GatewayModel
+import RemoteInput
+import StatusOutput
+import SystemSupport
+
+/// `cast-gateway run` as a list of services with one lifecycle, and the live
+/// reload that feeds them new settings.
+///
+/// Inputs flow one way: LIRC, evdev, CEC and the console's `key NAME` all
+/// feed one bounded `InputEvent` stream; the remote control maps it through
+/// the keymaps into actions for the gateway. State flows back as
+/// `GatewayState` snapshots to the status reporter, LEDs and console.
+public final class Daemon: Sendable {
+    public let path: String
+    public let gateway: Gateway
+    /// The settings in force; services that depend on a part restart when it changes.
+    public let settings: StateBroadcaster<DaemonSettings>
+    private let boardOverride: String?
+    /// A `--log-level` given on the command line wins over the file's `[log] level`.
+    private let logLevelOverride: LogLevel?
+    /// Maps every input's keys into actions (a service of its own).
+    public let remote: RemoteControl
+    private let inputs: (events: AsyncStream<InputEvent>, sink: InputSink)
+    private let pushes = StateBroadcaster<SerialConsole.Push?>(nil)
+    private let notifier: SystemdNotifier
+    private let timeSource: any TimeSource
+    private let version: String
+    private let logger = Logger(label: "main")
+
+    public init(path: String, settings: DaemonSettings, boardOverride: String? = nil, logLevelOverride: LogLevel? = nil,
+                connector: @escaping CastClient.Connector, timeSource: any TimeSource = SystemTimeSource(),
+                notifier: SystemdNotifier = SystemdNotifier(), version: String) {
+        self.path = path
+        self.settings = StateBroadcaster(settings)
+        self.boardOverride = boardOverride
+        self.logLevelOverride = logLevelOverride
+        self.timeSource = timeSource
+        self.notifier = notifier
+        self.version = version
+        gateway = Gateway(settings: settings.gateway, connector: connector, timeSource: timeSource, version: version)
+        inputs = InputEvent.makeStream()
+        let gateway = self.gateway
+        // A remote key has no one to answer: its failure is logged here, once (and shown in the state).
+        let keyLogger = Logger(label: "remote")
+        let scheduler = ActionScheduler(timeSource: timeSource) { action in
+            do {
+                try await gateway.perform(action)
+            } catch {
+                keyLogger.warning("\(action.name) failed: \(error)")
+            }
+        }
+        remote = RemoteControl(keymaps: settings.remoteKeymaps, scheduler: scheduler, events: inputs.events) { event, action in
+            await gateway.recordInput(event, action: action)
+        }
+        Logger.level = logLevelOverride ?? settings.log.level
+    }
+
+    /// The console's interpreter: commands against the gateway, `key NAME` into the input stream.
+    public func interpreter(for context: ConsoleCommand.Context = .console) -> CommandInterpreter {
+        CommandInterpreter(gateway: gateway, version: version, inputs: inputs.sink, context: context)
+    }
+
+    /// The services in start order; the group stops them in reverse, so the
+    /// notifier says STOPPING first and the LEDs go dark last.
+    public func services(discovery: DeviceDiscovery?, reloadSignals: [Int32] = [SIGHUP],
+                         watchdog: Duration? = nil) -> [any Service] {
+        let gateway = self.gateway, sink = inputs.sink, timeSource = self.timeSource, pushes = self.pushes
+        let interpreter = self.interpreter()
+        var services: [any Service] = [
+            ReconfigurableService(name: "leds", settings: settings, part: \.leds) { leds in
+                leds.lines.isEmpty ? nil : LEDService(settings: leds, gateway: gateway, timeSource: timeSource)
+            },
+            CastSessionService(gateway: gateway, discovery: discovery),
+        ]
+        if let discovery { services.append(discovery) }
+        services += [
+            remote,
+            ReconfigurableService(name: "lirc", settings: settings, part: { LircPart(settings: $0.lirc, expected: $0.expectsLirc) }) { part in
+                LircSource(socketPath: part.settings.socket, sink: sink).service(timeSource: timeSource, quiet: !part.expected) { problem in
+                    await gateway.setInputProblem(problem, for: "lirc")
+                }
+            },
+            ReconfigurableService(name: "evdev", settings: settings, part: \.evdev) { evdev in
+                evdev.device.map { device in
+                    EvdevSource(device: device, grab: evdev.grab, sink: sink).service(timeSource: timeSource) { problem in
+                        await gateway.setInputProblem(problem, for: "evdev")
+                    }
+                }
+            },
+            ReconfigurableService(name: "cec", settings: settings, part: { CecPart(settings: $0.cec, expected: $0.expectsCec) }) { part in
+                // Without [cec] in the file, CEC runs only where an adapter exists (the kernel's /dev/cec0).
+                guard part.expected || FileSystem.exists("/dev/cec0") else { return nil }
+                return CecService(settings: part.settings, expected: part.expected, gateway: gateway, sink: sink, timeSource: timeSource)
+            },
+            ReconfigurableService(name: "console", settings: settings, part: \.console) { console in
+                console.device.map { device in
+                    SerialConsole(path: device, baud: console.baud, pushes: pushes.subscribe().compacted(), timeSource: timeSource) { line in
+                        await interpreter.run(line)
+                    }
+                }
+            },
+            StatusReporterService(gateway: gateway, notifier: notifier, pushes: pushes),
+            ReloadService(daemon: self, signals: reloadSignals),
+            NotifierService(notifier: notifier, gateway: gateway, timeSource: timeSource, watchdogInterval: watchdog),
+        ]
+        return services
+    }
+
+    /// Re-reads the config file and applies what changed, without touching a
+    /// cast session the change does not affect. An invalid file keeps the
+    /// running settings: the error (file:line:key) is logged once, shown in
+    /// `status` and on the error LED. Returns the error, if any.
+    @discardableResult
+    public func reload() async -> ConfigError? {
+        let new: DaemonSettings
+        do {
+            new = try DaemonSettings.load(path: path, boardOverride: boardOverride)
+        } catch {
+            logger.error("configuration not reloaded, the running one stays in force: \(error)")
+            await gateway.setConfigProblem("\(error)")
+            return error
+        }
+        for warning in new.warnings { logger.warning(warning) }
+        Logger.level = logLevelOverride ?? new.log.level
+        remote.setKeymaps(new.remoteKeymaps)
+        await gateway.apply(new.gateway)
+        await gateway.setConfigProblem(nil)
+        settings.publish(new)
+        logger.notice("configuration reloaded from \(path)")
+        return nil
+    }
+}
+
+/// What the LIRC service depends on.
+struct LircPart: Equatable, Sendable {
+    var settings: LircSettings
+    var expected: Bool
+}
+
+/// What the CEC service depends on.
+struct CecPart: Equatable, Sendable {
+    var settings: CecSettings
+    var expected: Bool
+}
+
+extension AsyncStream where Element: Sendable {
+    /// The non-nil elements of a stream of optionals.
+    func compacted<T: Sendable>() -> AsyncStream<T> where Element == T? {
+        var iterator = makeAsyncIterator()
+        return AsyncStream<T> {
+            while let element = await iterator.next() {
+                if let element { return element }
+            }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Discovery
+import GatewayCore
+import SystemSupport
+
+/// Owns the Cast session: starts the gateway, feeds it what discovery sees,
+/// and on stop leaves the device (the app on it keeps running).
+public struct CastSessionService: Service {
+    public let name = "session"
+    let gateway: Gateway
+    let discovery: DeviceDiscovery?
+
+    public init(gateway: Gateway, discovery: DeviceDiscovery?) {
+        self.gateway = gateway
+        self.discovery = discovery
+    }
+
+    public func run() async throws {
+        await gateway.start()
+        if let discovery {
+            await gateway.follow(discovery: discovery.snapshots())  // until cancelled
+        }
+        await waitUntilCancelled()
+        await gateway.stop()
+    }
+}

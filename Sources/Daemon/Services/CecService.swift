@@ -1,0 +1,35 @@
+import GatewayCore
+import GatewayModel
+import RemoteInput
+import SystemSupport
+
+/// The CEC adapter (reopened with backoff) and, when configured, the TV
+/// power policy that uses it. The gateway's `tv-on` / `tv-standby` go to
+/// this adapter while it runs.
+struct CecService: Service {
+    let name = "cec"
+    let settings: CecSettings
+    let expected: Bool
+    let gateway: Gateway
+    let sink: InputSink
+    let timeSource: any TimeSource
+
+    func run() async throws {
+        let source = CecSource(settings: settings, sink: sink)
+        await gateway.setTVControl(source)
+        let expected = self.expected, gateway = self.gateway
+        let adapter = source.service(timeSource: timeSource) { problem in
+            if expected { await gateway.setInputProblem(problem, for: "cec") }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await adapter.run() }
+            if settings.tvPower.isActive {
+                let policy = TVPowerService(gateway: gateway, settings: settings.tvPower, control: source)
+                group.addTask { try? await policy.run() }
+            }
+            await group.waitForAll()
+        }
+        await gateway.setTVControl(nil)
+        await gateway.setInputProblem(nil, for: "cec")
+    }
+}

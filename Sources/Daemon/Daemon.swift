@@ -63,7 +63,7 @@ public final class Daemon: Sendable {
 
     /// The console's interpreter: commands against the gateway, `key NAME` into the input stream.
     public func interpreter(for context: ConsoleCommand.Context = .console) -> CommandInterpreter {
-        CommandInterpreter(gateway: gateway, version: version, inputs: inputs.sink, context: context)
+        CommandInterpreter(gateway: gateway, version: version, keys: remote, context: context)
     }
 
     /// The services in start order; the group stops them in reverse, so the

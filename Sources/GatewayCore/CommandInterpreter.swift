@@ -7,16 +7,16 @@ import SystemSupport
 public struct CommandInterpreter: Sendable {
     public let gateway: Gateway
     public let version: String
-    /// Where `key NAME` presses go: the same stream as real remote keys.
-    public let inputs: InputSink?
+    /// Where `key NAME` presses go: the remote control, as real keys do.
+    public let keys: (any InputHandler)?
 
     /// Where the commands are typed (the help differs).
     public let context: ConsoleCommand.Context
 
-    public init(gateway: Gateway, version: String, inputs: InputSink? = nil, context: ConsoleCommand.Context = .console) {
+    public init(gateway: Gateway, version: String, keys: (any InputHandler)? = nil, context: ConsoleCommand.Context = .console) {
         self.gateway = gateway
         self.version = version
-        self.inputs = inputs
+        self.keys = keys
         self.context = context
     }
 
@@ -62,8 +62,8 @@ public struct CommandInterpreter: Sendable {
                 guard !recent.isEmpty else { return ["no remote keys yet"] }
                 return recent.map { "\($0.event.description) -> \($0.action?.name ?? "(not mapped)")" }
             case .key(let name):
-                guard let inputs else { return ["error: remote input is not set up here"] }
-                inputs.yield(InputEvent(source: .console, key: name))
+                guard let keys else { return ["error: remote input is not set up here"] }
+                await keys.handle(InputEvent(source: .console, key: name))
             case .json:
                 return ["error: json mode is available on the serial console"]
             case .quit:

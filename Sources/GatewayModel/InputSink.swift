@@ -11,3 +11,10 @@ extension InputEvent {
         return (events, sink)
     }
 }
+
+/// What handles a key event: the remote control (keymaps, then the
+/// scheduler). The console's `key NAME` calls it directly and awaits it, so
+/// the reply comes after the key took effect, by the same path as a real key.
+public protocol InputHandler: Sendable {
+    func handle(_ event: InputEvent) async
+}

@@ -5,7 +5,7 @@ import SystemSupport
 /// Routes key events from every source through its keymap and the
 /// scheduler. Knows nothing of Cast: it only produces actions. As a
 /// `Service` it consumes the one input stream that every source feeds.
-public final class RemoteControl: Service, Sendable {
+public final class RemoteControl: Service, InputHandler, Sendable {
     /// Called for every event with the action it mapped to (or nil).
     public typealias Record = @Sendable (InputEvent, Action?) async -> Void
 

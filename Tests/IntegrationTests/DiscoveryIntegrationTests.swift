@@ -99,6 +99,7 @@ final class DiscoveryIntegrationTests: XCTestCase {
         XCTAssertNotNil(daemon.waitForLine(containing: "is D-Bus running?", timeout: 10), daemon.allOutput)
         let result = try runGateway(["discover", "--timeout", "1"], environment: nowhere)
         XCTAssertEqual(result.status, 69, result.output)
-        XCTAssertTrue(result.output.contains("discovery is not working"), result.output)
+        XCTAssertTrue(result.output.contains("mDNS discovery is not available") && result.output.contains("avahi-daemon"), result.output)
+        XCTAssertFalse(result.output.contains("no Cast devices found"), "one failure, one message: \(result.output)")
     }
 }

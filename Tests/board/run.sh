@@ -30,9 +30,12 @@ if ! ls "$CACHE"/kernel/boot/vmlinuz-* >/dev/null 2>&1; then
 fi
 VERSION=$(basename "$(ls -d "$CACHE"/kernel/lib/modules/*)")
 
-# The test-only GPIO chip module, built against the matching headers.
+# The test-only GPIO chip module, built against the matching headers, which
+# deploy/install-build-deps.sh installs (linux-headers-amd64): the test
+# itself changes nothing on the host.
 if [ ! -d "/usr/src/linux-headers-$VERSION" ]; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "linux-headers-$VERSION" >/dev/null
+    echo "board: linux-headers-$VERSION is not installed; run deploy/install-build-deps.sh (it installs linux-headers-amd64)" >&2
+    exit 1
 fi
 GPIO_BUILD=$WORK/gpio-module
 mkdir -p "$GPIO_BUILD"

@@ -54,6 +54,7 @@ let package = Package(
         // MARK: I/O
         .target(name: "TLS", dependencies: ["COpenSSL", "CShims", "SystemSupport"]),
         .target(name: "CastClient", dependencies: ["CastProtocol", "SystemSupport"]),
+        .target(name: "DeviceAuth", dependencies: ["COpenSSL", "CShims", "CastProtocol", "SystemSupport"]),
         .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport"]),
         .target(name: "RemoteInput", dependencies: ["CCEC", "CLirc", "GatewayModel", "SystemSupport"]),
         .target(name: "StatusOutput", dependencies: ["CastProtocol", "CShims", "GatewayModel", "SystemSupport"]),
@@ -90,6 +91,10 @@ let package = Package(
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "CastProtocolTests", dependencies: ["CastProtocol", "TestSupport"]),
+        .testTarget(
+            name: "DeviceAuthTests",
+            dependencies: ["DeviceAuth", "CastProtocol", "SystemSupport", "TestSupport"]
+        ),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "GatewayModel"]),
         .testTarget(name: "RemoteInputTests", dependencies: ["RemoteInput", "GatewayModel", "TestSupport"]),
         .testTarget(name: "StatusOutputTests", dependencies: ["StatusOutput", "GatewayModel", "SystemSupport", "TestSupport"]),

@@ -70,12 +70,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "cast-gateway",
-            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Discovery", "RemoteInput",
+            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "DeviceAuth", "Discovery", "RemoteInput",
                            "StatusOutput", "TLS", "ReceiverSimulator", "SystemSupport"]
         ),
         .executableTarget(
             name: "cast-receiver-sim",
-            dependencies: ["ReceiverSimulator", "Discovery", "TLS", "SystemSupport"]
+            dependencies: ["ReceiverSimulator", "DeviceAuth", "Discovery", "TLS", "SystemSupport"]
         ),
 
         .executableTarget(

@@ -109,7 +109,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["CastProtocol", "SystemSupport", "TestSupport"],
+            dependencies: ["CastProtocol", "SystemSupport", "TestSupport", "CastClient", "DeviceAuth", "TLS"],
             exclude: ["pychromecast"]
         ),
     ],

@@ -47,8 +47,15 @@ public enum TestPKI {
         let directory = String(cString: created)
         let script = scriptPath()
         let status = run(["/bin/bash", script, directory])
+        // Removed when the test process exits.
+        atexit { TestPKI.removeDirectory() }
         guard status == 0 else { return .failure(Failure(description: "\(script) failed with status \(status)")) }
         return .success(directory)
+    }
+
+    private static func removeDirectory() {
+        guard case .success(let directory)? = made.withLock({ $0 }) else { return }
+        _ = run(["/bin/rm", "-rf", directory])
     }
 
     /// Tests/pki/make-test-pki.sh, found from this source file.

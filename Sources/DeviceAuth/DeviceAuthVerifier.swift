@@ -58,7 +58,7 @@ public struct DeviceAuthVerifier: Sendable {
         let now = clock()
         guard !anchors.deviceRoots.isEmpty else {
             return .failure(DeviceAuthError(.noTrustAnchors,
-                                            "no trust anchor is configured (\(anchors.source) holds no certificate), so no receiver can be authenticated; put the Cast root certificates there (see the device authentication docs) or set [cast] authentication = off"))
+                                            "no trust anchor is loaded (from \(anchors.source)), so no receiver can be authenticated; put the Cast root certificates in the [cast] trust-anchors directory (see the device authentication docs) or set [cast] authentication = off"))
         }
 
         // 1. The TLS certificate this connection presented.

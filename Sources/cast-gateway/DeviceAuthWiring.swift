@@ -14,7 +14,7 @@ extension DeviceAuthVerifier: DeviceAuthenticator {}
 /// before `client.start()`.
 func makeDeviceAuthenticator(trustAnchors directory: String?) throws -> any DeviceAuthenticator {
     guard let directory else {
-        return DeviceAuthVerifier(anchors: TrustAnchors(deviceRoots: [], source: "[cast] trust-anchors (not set)"))
+        return DeviceAuthVerifier(anchors: TrustAnchors(deviceRoots: [], source: "nowhere: [cast] trust-anchors is not set"))
     }
     return DeviceAuthVerifier(anchors: try TrustAnchors.load(directory: directory))
 }

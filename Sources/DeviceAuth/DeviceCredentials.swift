@@ -17,22 +17,24 @@ public final class DeviceCredentials: @unchecked Sendable {
     public let crl: [UInt8]?
 
     public init(keyPEM: String, certificatePEM: String, intermediatesPEM: String = "", crl: [UInt8]? = nil) throws(DeviceAuthFailure) {
-        let bytes = Array(keyPEM.utf8)
-        guard bytes.count < Int(Int32.max) else { throw DeviceAuthFailure("key file too large") }
-        let loaded: OpaquePointer? = bytes.withUnsafeBytes { raw in
-            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
-            defer { BIO_free(bio) }
-            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
-        }
-        guard let loaded else { throw DeviceAuthFailure("no PEM private key (\(OpenSSLFailure.drain()))") }
-        key = loaded
+        // Certificates first: once the key is held, nothing may throw before
+        // every property is set (deinit, which frees it, would not run).
         guard let first = try X509Certificate.certificates(pem: certificatePEM).first else {
-            EVP_PKEY_free(loaded)
             throw DeviceAuthFailure("no PEM certificate")
         }
         certificate = first
         intermediates = try X509Certificate.certificates(pem: intermediatesPEM)
         self.crl = crl
+        let bytes = Array(keyPEM.utf8)
+        guard bytes.count < Int(Int32.max) else { throw DeviceAuthFailure("key file too large") }
+        let loaded: OpaquePointer? = bytes.withUnsafeBytes { raw in
+            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
+            defer { BIO_free(bio) }
+            // No passphrase: an encrypted key fails instead of prompting on a terminal.
+            return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil)
+        }
+        guard let loaded else { throw DeviceAuthFailure("no PEM private key (\(OpenSSLFailure.drain()))") }
+        key = loaded
         guard X509_check_private_key(first.pointer, loaded) == 1 else {
             _ = OpenSSLFailure.drain()
             throw DeviceAuthFailure("the private key does not belong to the certificate \(first.displayName)")

@@ -31,11 +31,12 @@ public final class X509Certificate: @unchecked Sendable {
         self.der = der
     }
 
-    /// Takes ownership of `pointer`.
+    /// Takes ownership of `pointer` (freed here when this fails).
     init(owning pointer: OpaquePointer) throws(DeviceAuthFailure) {
         self.pointer = pointer
         let length = i2d_X509(pointer, nil)
         guard length > 0 else {
+            X509_free(pointer)  // deinit does not run for a half-made object
             throw DeviceAuthFailure("cannot encode a certificate (\(OpenSSLFailure.drain()))")
         }
         var bytes = [UInt8](repeating: 0, count: Int(length))
@@ -43,7 +44,10 @@ public final class X509Certificate: @unchecked Sendable {
             var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
             return i2d_X509(pointer, &cursor)
         }
-        guard written == length else { throw DeviceAuthFailure("cannot encode a certificate") }
+        guard written == length else {
+            X509_free(pointer)
+            throw DeviceAuthFailure("cannot encode a certificate")
+        }
         der = bytes
     }
 

@@ -49,6 +49,7 @@ let package = Package(
         // MARK: I/O
         .target(name: "TLS", dependencies: ["COpenSSL", "CShims", "SystemSupport"]),
         .target(name: "CastClient", dependencies: ["CastProtocol", "SystemSupport"]),
+        .target(name: "DeviceAuth", dependencies: ["COpenSSL", "CShims", "CastProtocol", "SystemSupport"]),
         .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport"]),
         .target(name: "RemoteInput", dependencies: ["CCEC", "GatewayModel", "SystemSupport"]),
         .target(name: "StatusOutput", dependencies: ["CastProtocol", "CShims", "GatewayModel", "SystemSupport"]),
@@ -68,12 +69,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "cast-gateway",
-            dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Discovery", "RemoteInput",
+            dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "DeviceAuth", "Discovery", "RemoteInput",
                            "StatusOutput", "TLS", "ReceiverSimulator", "SystemSupport"]
         ),
         .executableTarget(
             name: "cast-receiver-sim",
-            dependencies: ["ReceiverSimulator", "Discovery", "TLS", "SystemSupport"]
+            dependencies: ["ReceiverSimulator", "DeviceAuth", "Discovery", "TLS", "SystemSupport"]
         ),
 
         .executableTarget(
@@ -95,6 +96,10 @@ let package = Package(
             dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "RemoteInput",
                            "StatusOutput", "SystemSupport", "TestSupport"]
         ),
+        .testTarget(
+            name: "DeviceAuthTests",
+            dependencies: ["DeviceAuth", "CastProtocol", "SystemSupport", "TestSupport"]
+        ),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "GatewayModel"]),
         .testTarget(name: "RemoteInputTests", dependencies: ["RemoteInput", "GatewayModel", "TestSupport"]),
         .testTarget(name: "StatusOutputTests", dependencies: ["StatusOutput", "GatewayModel", "SystemSupport", "TestSupport"]),
@@ -109,7 +114,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["CastProtocol", "SystemSupport", "TestSupport"],
+            dependencies: ["CastProtocol", "SystemSupport", "TestSupport", "CastClient", "DeviceAuth", "TLS"],
             exclude: ["pychromecast"]
         ),
     ],

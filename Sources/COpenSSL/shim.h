@@ -5,4 +5,6 @@
 #include <openssl/evp.h>
 #include <openssl/x509.h>
 #include <openssl/rand.h>
+#include <openssl/pem.h>
+#include <openssl/x509v3.h>
 #endif

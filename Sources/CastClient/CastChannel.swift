@@ -44,9 +44,9 @@ public actor CastChannel {
     public private(set) var closeReason: CastError?
 
     private let stream: any ByteStream
-    private let timeSource: any TimeSource
+    let timeSource: any TimeSource
     private let messagesContinuation: AsyncStream<Inbound>.Continuation
-    private let logger = Logger(label: "channel")
+    let logger = Logger(label: "channel")
     private var decoder = FrameDecoder()
     private var nextRequestID = 1
     private var pending: [Int: PendingRequest] = [:]
@@ -54,6 +54,8 @@ public actor CastChannel {
     private var lastPingSent: Duration
     private var tasks: [Task<Void, Never>] = []
     private var connectedDestinations: Set<String> = []
+    /// The device-auth exchange in flight (see CastChannel+DeviceAuth.swift).
+    var deviceAuthExchange: DeviceAuthExchange?
 
     private struct PendingRequest {
         let description: String
@@ -90,7 +92,7 @@ public actor CastChannel {
                     completion: completion)
     }
 
-    private func sendRaw(_ message: CastMessage, completion: (@Sendable ((any Error)?) -> Void)? = nil) throws {
+    func sendRaw(_ message: CastMessage, completion: (@Sendable ((any Error)?) -> Void)? = nil) throws {
         if let closeReason { throw closeReason }
         let frame: [UInt8]
         do {
@@ -170,6 +172,7 @@ public actor CastChannel {
             let description = pending[requestID]!.description
             finish(requestID: requestID, with: .failure(CastError(.disconnected, "\(description) failed: \(reason.message)")))
         }
+        failDeviceAuthExchange(reason)
         for task in tasks { task.cancel() }
         messagesContinuation.finish()
         stream.close()
@@ -213,7 +216,7 @@ public actor CastChannel {
     private func handle(_ message: CastMessage) {
         if logger.isEnabled(.trace) { logger.trace("recv \(message)") }
         guard case .string = message.payload else {
-            logger.debug("ignored a binary message on \(message.namespace)")
+            receiveBinary(message)
             return
         }
         let json: JSONValue

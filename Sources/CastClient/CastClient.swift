@@ -72,6 +72,7 @@ public actor CastClient {
     private var runTask: Task<Void, Never>?
     private var backoffSleep: Task<Void, Never>?
     var channel: CastChannel?
+    var deviceAuth = DeviceAuthSettings()
     var state: CastClientState {
         didSet { if state != oldValue { broadcaster.publish(state) } }
     }
@@ -155,6 +156,7 @@ public actor CastClient {
                     await channel.close()
                     break
                 }
+                await authenticateDevice(on: channel, peerCertificate: stream.peerCertificate)
                 try await channel.connect(to: CastEndpoint.platformReceiver)
                 let reply = try await channel.request(namespace: CastNamespace.receiver, to: CastEndpoint.platformReceiver,
                                                       timeout: configuration.requestTimeout) {
@@ -210,6 +212,7 @@ public actor CastClient {
             if let lastError = state.lastError { message += ": \(lastError.message)" }
             throw CastError(.notConnected, message)
         }
+        try requireAuthenticated()
         return channel
     }
 

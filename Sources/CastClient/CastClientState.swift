@@ -24,6 +24,8 @@ public struct CastClientState: Sendable, Equatable {
     public var lastError: CastError?
     /// Whether a media status (possibly empty) has arrived for `application`.
     public var mediaKnown = false
+    /// Device authentication of the current (or last) connection.
+    public var authentication = DeviceAuthState.off
 
     public init(deviceAddress: String) {
         self.deviceAddress = deviceAddress

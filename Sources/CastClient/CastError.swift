@@ -25,6 +25,8 @@ public struct CastError: Error, Equatable, Sendable, CustomStringConvertible {
         case protocolError = "protocol-error"
         /// The client was stopped.
         case cancelled
+        /// `[cast] authentication = require` and the receiver did not pass device authentication.
+        case notAuthenticated = "not-authenticated"
     }
 
     public let code: Code

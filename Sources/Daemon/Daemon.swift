@@ -34,8 +34,8 @@ public final class Daemon: Sendable {
     private let logger = Logger(label: "main")
 
     public init(path: String, settings: DaemonSettings, boardOverride: String? = nil, logLevelOverride: LogLevel? = nil,
-                connector: @escaping CastClient.Connector, timeSource: any TimeSource = SystemTimeSource(),
-                notifier: SystemdNotifier = SystemdNotifier(), version: String) {
+                connector: @escaping CastClient.Connector, authenticator: @escaping Gateway.AuthenticatorFactory = { _ in nil },
+                timeSource: any TimeSource = SystemTimeSource(), notifier: SystemdNotifier = SystemdNotifier(), version: String) {
         self.path = path
         self.settings = StateBroadcaster(settings)
         self.boardOverride = boardOverride
@@ -43,7 +43,8 @@ public final class Daemon: Sendable {
         self.timeSource = timeSource
         self.notifier = notifier
         self.version = version
-        gateway = Gateway(settings: settings.gateway, connector: connector, timeSource: timeSource, version: version)
+        gateway = Gateway(settings: settings.gateway, connector: connector, timeSource: timeSource, version: version,
+                          authenticator: authenticator)
         inputs = InputEvent.makeStream()
         let gateway = self.gateway
         // A remote key has no one to answer: its failure is logged here, once (and shown in the state).

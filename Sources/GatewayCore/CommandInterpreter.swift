@@ -42,6 +42,9 @@ public struct CommandInterpreter: Sendable {
                 let state = await gateway.state
                 var lines = [StatusLine.render(state, now: gateway.timeSource.now.seconds)]
                 if let problem = state.configProblem { lines.append("  config: \(problem)") }
+                if state.link == .connected {
+                    lines.append("  device authentication: \(state.authentication)" + (state.authenticationProblem.map { ": \($0)" } ?? ""))
+                }
                 for (source, problem) in state.inputProblems.sorted(by: { $0.key < $1.key }) {
                     lines.append("  \(source): \(problem)")
                 }

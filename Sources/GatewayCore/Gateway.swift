@@ -39,10 +39,19 @@ public actor Gateway {
     /// clients (a named device that leaves and returns) until cleared. nil: none typed.
     private var typedCredentials: LaunchCredentials??
 
+    /// Builds the device authenticator for `[cast] trust-anchors` (the daemon
+    /// plugs in OpenSSL's verifier); nil: receivers are not challenged.
+    public typealias AuthenticatorFactory = @Sendable (_ trustAnchors: String?) -> (any DeviceAuthenticator)?
+    private let makeAuthenticator: AuthenticatorFactory
+    private var authenticator: (any DeviceAuthenticator)?
+
     public init(settings: GatewaySettings, connector: @escaping CastClient.Connector,
-                timeSource: any TimeSource = SystemTimeSource(), version: String = "0.1.0") {
+                timeSource: any TimeSource = SystemTimeSource(), version: String = "0.1.0",
+                authenticator: @escaping AuthenticatorFactory = { _ in nil }) {
         self.settings = settings
         self.connector = connector
+        self.makeAuthenticator = authenticator
+        self.authenticator = settings.cast.authentication == .off ? nil : authenticator(settings.cast.trustAnchors)
         self.timeSource = timeSource
         self.version = version
         target = Gateway.target(for: settings.device.target)
@@ -90,6 +99,11 @@ public actor Gateway {
     public func apply(_ newSettings: GatewaySettings) async {
         let old = settings
         settings = newSettings
+        if old.cast.authentication != newSettings.cast.authentication || old.cast.trustAnchors != newSettings.cast.trustAnchors {
+            authenticator = newSettings.cast.authentication == .off ? nil : makeAuthenticator(newSettings.cast.trustAnchors)
+            // Applies from the next connection: the session in progress is not dropped for it.
+            await client?.setDeviceAuthentication(policy: newSettings.cast.authentication, authenticator: authenticator)
+        }
         if old.cast != newSettings.cast, let client {
             await client.setLaunchSettings(appID: newSettings.cast.appID,
                                            allowsAndroidReceiver: newSettings.cast.allowsAndroidReceiver,
@@ -241,6 +255,7 @@ public actor Gateway {
                 senderInfo: ConnectionMessages.SenderInfo(userAgent: "cast-gateway/\(version)", version: version,
                                                           systemVersion: "Linux")),
             connector: connector, timeSource: timeSource)
+        await client.setDeviceAuthentication(policy: settings.cast.authentication, authenticator: authenticator)
         await replaceClient(with: client)
     }
 
@@ -371,6 +386,11 @@ public actor Gateway {
                 state.duration = media.media?.duration
             } else if snapshot.application != nil {
                 state.player = .idle
+            }
+            state.authentication = snapshot.authentication.summary
+            if case .authenticated(let result) = snapshot.authentication { state.audioOnly = result.audioOnly }
+            if case .failed(let error) = snapshot.authentication, error.code != .noTrustAnchors {
+                state.authenticationProblem = shown(error.message)
             }
             state.volume = snapshot.receiver?.volume.level
             state.muted = snapshot.receiver?.volume.muted ?? false

@@ -101,6 +101,8 @@ extension StatusLine {
         if let duration = state.duration { object["duration"] = .number(duration) }
         if let volume = state.volume { object["volume"] = .int(percent(volume)) }
         object["muted"] = .bool(state.muted)
+        object["authentication"] = .string(state.authentication)
+        if state.audioOnly { object["audioOnly"] = .bool(true) }
         if let error = state.lastError { object["error"] = ["code": .string(error.code), "message": .string(error.message)] }
         return JSONValue.object(object).serialized
     }
@@ -117,6 +119,6 @@ extension StatusLine {
         }
         let volume = state.volume.map { String(percent($0)) } ?? "-"
         return [link, state.deviceAddress, state.discoveryProblem ?? "-", state.appID ?? "-", state.player.rawValue, state.title ?? "-", volume, "\(state.muted)",
-                state.lastError?.message ?? "-"].joined(separator: "|")
+                state.lastError?.message ?? "-", state.configProblem ?? "-", state.authenticationProblem ?? "-"].joined(separator: "|")
     }
 }

@@ -58,6 +58,13 @@ public struct GatewayState: Sendable, Equatable {
     public var inputProblems: [String: String] = [:]
     /// A configuration file that a reload refused (the running one stays in force).
     public var configProblem: String?
+    /// Device authentication of the receiver: off, pending, ok, ok (audio only), failed (CODE).
+    public var authentication = "off"
+    /// Why the receiver failed device authentication against the configured
+    /// trust anchors (nil when it passed, or when no anchors are configured).
+    public var authenticationProblem: String?
+    /// The receiver's certificate marks it audio-only: send no video.
+    public var audioOnly = false
 
     /// The longest title, name or message a snapshot carries (the core cuts longer ones).
     public static let maximumTextLength = 256

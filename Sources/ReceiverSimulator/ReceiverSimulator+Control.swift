@@ -15,6 +15,8 @@ extension ReceiverSimulator {
         fault fail-load on|off          answer LOAD with LOAD_FAILED
         fault delay-ms N                delay every reply
         fault byte-by-byte on|off       write frames one byte at a time
+        fault device-auth wrong-signature|other-certificate|replay|off
+                                        answer device-auth challenges wrongly
         """
 
     /// Runs one control command and returns the answer line.
@@ -88,6 +90,11 @@ extension ReceiverSimulator {
         case "fail-load": faults.failLoads = on
         case "byte-by-byte": faults.writeByteByByte = on
         case "drop-after": faults.dropAfterMessages = value == "off" ? nil : Int(value)
+        case "device-auth":
+            guard value == "off" || DeviceAuthFault(rawValue: value) != nil else {
+                return "error device-auth takes wrong-signature, other-certificate, replay or off"
+            }
+            faults.deviceAuthFault = DeviceAuthFault(rawValue: value)
         case "delay-ms":
             guard let milliseconds = Int(value), milliseconds >= 0 else { return "error delay-ms takes milliseconds" }
             faults.replyDelay = .milliseconds(milliseconds)

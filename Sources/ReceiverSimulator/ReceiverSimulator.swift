@@ -19,6 +19,8 @@ public actor ReceiverSimulator {
         /// Where to keep the app and player across restarts (nil: not kept).
         public var statePath: String?
         public var faults: SimulatorFaults
+        /// Device credentials for answering device-auth challenges (nil: answer AuthError).
+        public var deviceAuth: SimulatorDeviceAuth?
 
         public init(friendlyName: String = "Cast Receiver Simulator", deviceID: String? = nil,
                     volumeControlType: String = "attenuation", pingInterval: Duration = .seconds(5),
@@ -69,6 +71,8 @@ public actor ReceiverSimulator {
     var nextMediaSessionID = 1
     var launchErrorsSent = 0
     var playbackGeneration = 0
+    /// The answer the `replay` device-auth fault sends every time.
+    var recordedAuthResponse: AuthResponse?
     private var log: MessageLog?
 
     public init(configuration: Configuration = Configuration(), timeSource: any TimeSource = SystemTimeSource()) throws {
@@ -161,6 +165,10 @@ public actor ReceiverSimulator {
         log?.record(message, connection: connection.id, time: now)
         if let limit = configuration.faults.dropAfterMessages, connection.receivedCount > limit {
             disconnect(connection, reason: "fault: drop after \(limit) messages")
+            return
+        }
+        if message.namespace == CastNamespace.deviceAuth {
+            answerDeviceAuth(message, on: connection)
             return
         }
         guard case .string = message.payload else { return }

@@ -15,6 +15,8 @@ public struct SimulatorFaults: Sendable, Equatable {
     public var replyDelay: Duration = .zero
     /// Write frames one byte per write (exercises the sender's frame reassembly).
     public var writeByteByByte = false
+    /// Answer device-auth challenges wrongly in this way.
+    public var deviceAuthFault: DeviceAuthFault?
 
     public init() {}
 }

@@ -71,6 +71,8 @@ extension LEDPattern {
         case deviceUnreachable = 2
         case launchRefused = 3
         case inputMissing = 4
+        /// The receiver failed device authentication against the trust anchors.
+        case notAuthenticated = 6
         /// A reload found the config file invalid; the previous settings run on.
         case configInvalid = 7
     }
@@ -79,8 +81,8 @@ extension LEDPattern {
     /// - power: solid while starting, a heartbeat blink while running;
     /// - link: off without a device, blinking while connecting or searching, on when connected;
     /// - play: on playing, slow blink paused, fast blink buffering, off otherwise;
-    /// - error: flashes 2 (device unreachable), 3 (launch refused), 4 (remote input missing)
-    ///   or 7 (a reload found the config file invalid).
+    /// - error: flashes 2 (device unreachable), 3 (launch refused), 6 (the receiver failed
+    ///   device authentication), 4 (remote input missing) or 7 (a reload found the config file invalid).
     public static func patterns(for state: GatewayState, starting: Bool, inputMissing: Bool) -> [LEDRole: LEDPattern] {
         var patterns: [LEDRole: LEDPattern] = [:]
         patterns[.power] = starting ? .on : .blink(on: .milliseconds(100), off: .milliseconds(1900))
@@ -98,6 +100,7 @@ extension LEDPattern {
         var code: ErrorCode?
         if case .reconnecting = state.link { code = .deviceUnreachable }
         if state.lastError?.code == "launch-failed" { code = .launchRefused }
+        if code == nil, state.authenticationProblem != nil { code = .notAuthenticated }
         if code == nil, inputMissing { code = .inputMissing }
         if code == nil, state.configProblem != nil { code = .configInvalid }
         patterns[.error] = code.map { .flashCode($0.rawValue) } ?? .off

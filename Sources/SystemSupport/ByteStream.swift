@@ -14,9 +14,15 @@ public protocol ByteStream: AnyObject, Sendable {
 
     /// The peer for log messages, e.g. `192.168.1.20:8009`.
     var peerDescription: String { get }
+
+    /// The DER certificate the peer presented (TLS only; nil otherwise).
+    /// Device authentication binds its answer to it.
+    var peerCertificate: [UInt8]? { get }
 }
 
 extension ByteStream {
+    public var peerCertificate: [UInt8]? { nil }
+
     /// Writes `bytes` and waits until they are handed to the kernel.
     public func write(_ bytes: [UInt8]) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in

@@ -43,6 +43,18 @@ final class SelfSignedCertificate {
         EVP_PKEY_free(key)
     }
 
+    /// The DER encoding of `certificate`, or nil.
+    static func der(of certificate: OpaquePointer) -> [UInt8]? {
+        let length = i2d_X509(certificate, nil)
+        guard length > 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(length))
+        let written = bytes.withUnsafeMutableBufferPointer { buffer in
+            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+            return i2d_X509(certificate, &cursor)
+        }
+        return written == length ? bytes : nil
+    }
+
     /// SHA-256 of the DER certificate as colon-separated upper-case hex.
     static func fingerprint(of certificate: OpaquePointer) -> String {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))

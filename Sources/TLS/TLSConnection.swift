@@ -20,6 +20,8 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
     public let peerDescription: String
     /// SHA-256 fingerprint of the peer's certificate, set once the handshake completes.
     public private(set) var peerCertificateFingerprint: String?
+    /// The peer's certificate (DER), set once the handshake completes.
+    public private(set) var peerCertificate: [UInt8]?
 
     private let role: Role
     private let fd: Int32
@@ -138,6 +140,7 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
             suspendWriteSource()
             if let certificate = SSL_get1_peer_certificate(ssl) {
                 peerCertificateFingerprint = SelfSignedCertificate.fingerprint(of: certificate)
+                peerCertificate = SelfSignedCertificate.der(of: certificate)
                 X509_free(certificate)
             }
             let completion = handshakeCompletion

@@ -11,10 +11,13 @@ public final class TLSContext: @unchecked Sendable {
     let pointer: OpaquePointer
     /// SHA-256 fingerprint of this side's certificate (servers only).
     public let certificateFingerprint: String?
+    /// This side's certificate, DER (servers only): what a receiver signs in device authentication.
+    public let certificate: [UInt8]?
 
-    private init(pointer: OpaquePointer, certificateFingerprint: String?) {
+    private init(pointer: OpaquePointer, certificateFingerprint: String?, certificate: [UInt8]? = nil) {
         self.pointer = pointer
         self.certificateFingerprint = certificateFingerprint
+        self.certificate = certificate
     }
 
     deinit { SSL_CTX_free(pointer) }
@@ -43,7 +46,34 @@ public final class TLSContext: @unchecked Sendable {
                   SSL_CTX_check_private_key(context) == 1 else {
                 throw TLSError(.setupFailed, "cannot install the generated certificate: \(OpenSSLErrors.drain())")
             }
-            return TLSContext(pointer: context, certificateFingerprint: certificate.fingerprint)
+            return TLSContext(pointer: context, certificateFingerprint: certificate.fingerprint,
+                              certificate: SelfSignedCertificate.der(of: certificate.certificate))
+        } catch {
+            SSL_CTX_free(context)
+            throw error
+        }
+    }
+
+    /// A server context with the certificate and key in PEM files (tests use
+    /// fixed ones; a receiver's are short-lived and self-signed).
+    public static func server(certificateFile: String, keyFile: String) throws -> TLSContext {
+        guard let context = SSL_CTX_new(TLS_server_method()) else {
+            throw TLSError(.setupFailed, "cannot create a TLS server context: \(OpenSSLErrors.drain())")
+        }
+        try configureCommon(context)  // frees the context itself when it fails
+        do {
+            guard SSL_CTX_use_certificate_chain_file(context, certificateFile) == 1 else {
+                throw TLSError(.setupFailed, "cannot load the TLS certificate \(certificateFile): \(OpenSSLErrors.drain())")
+            }
+            guard SSL_CTX_use_PrivateKey_file(context, keyFile, SSL_FILETYPE_PEM) == 1,
+                  SSL_CTX_check_private_key(context) == 1 else {
+                throw TLSError(.setupFailed, "cannot load the TLS key \(keyFile) (or it does not match the certificate): \(OpenSSLErrors.drain())")
+            }
+            guard let installed = SSL_CTX_get0_certificate(context) else {
+                throw TLSError(.setupFailed, "no certificate installed from \(certificateFile)")
+            }
+            return TLSContext(pointer: context, certificateFingerprint: SelfSignedCertificate.fingerprint(of: installed),
+                              certificate: SelfSignedCertificate.der(of: installed))
         } catch {
             SSL_CTX_free(context)
             throw error

@@ -15,7 +15,8 @@ private func withDevice(_ arguments: inout ArgumentReader, configure: (inout Cas
     if let level = try arguments.option("--log-level") { Logger.level = try parseLogLevel(level) } else { Logger.level = .warning }
     var settings = GatewaySettings(device: DeviceSettings(target: .address(host: host, port: port)))
     try configure(&settings.cast)
-    let gateway = Gateway(settings: settings, connector: try makeTLSConnector(), version: gatewayVersion)
+    let gateway = Gateway(settings: settings, connector: try makeTLSConnector(), version: gatewayVersion,
+                          authenticator: deviceAuthenticatorFactory)
     await gateway.start()
     do {
         try await gateway.waitUntilConnected(timeout: .seconds(10))

@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import DeviceAuth
 import Discovery
 import ReceiverSimulator
 import SystemSupport
@@ -14,6 +15,8 @@ let usage = """
                              [--ping-interval SECONDS]
                              [--drop-after N] [--ignore-pings] [--launch-error REASON[:COUNT]]
                              [--fail-load] [--delay-ms N] [--byte-by-byte]
+                             [--tls-cert FILE --tls-key FILE]
+                             [--device-auth DIR] [--device-auth-fault FAULT]
 
     A Cast v2 receiver (platform, receiver and media namespaces) for tests,
     demos and bench work. Listens with TLS on ADDRESS:N (default 127.0.0.1:8009;
@@ -28,6 +31,13 @@ let usage = """
     player across restarts, like a real receiver whose network link was cut.
     --publish NAME announces the simulator over mDNS (avahi-daemon) as a
     _googlecast._tcp device with that friendly name (--group: as a Cast group).
+
+    --tls-cert/--tls-key serve this PEM certificate and key instead of a fresh
+    self-signed one. --device-auth DIR answers device-auth challenges with
+    DIR/device.key, DIR/device.pem and DIR/intermediates.pem (without it,
+    challenges get AuthError INTERNAL_ERROR). --device-auth-fault answers them
+    wrongly: wrong-signature, other-certificate (as behind a man in the
+    middle) or replay (one old answer to another nonce).
     """
 
 /// mDNS settings from the command line.
@@ -43,6 +53,8 @@ struct SimulatorOptions {
     var host: String
     var port: UInt16
     var publish: PublishSettings?
+    var tlsFiles: (certificate: String, key: String)?
+    var deviceAuthDirectory: String?
 }
 
 func parseOptions() throws -> SimulatorOptions? {
@@ -74,6 +86,16 @@ func parseOptions() throws -> SimulatorOptions? {
     configuration.faults.failLoads = arguments.flag("--fail-load")
     if let delay = try arguments.intOption("--delay-ms", in: 0...600_000) { configuration.faults.replyDelay = .milliseconds(delay) }
     configuration.faults.writeByteByByte = arguments.flag("--byte-by-byte")
+    let tlsCertificate = try arguments.option("--tls-cert")
+    let tlsKey = try arguments.option("--tls-key")
+    guard (tlsCertificate == nil) == (tlsKey == nil) else { throw UsageError("--tls-cert and --tls-key go together") }
+    let deviceAuthDirectory = try arguments.option("--device-auth")
+    if let fault = try arguments.option("--device-auth-fault") {
+        guard let parsed = DeviceAuthFault(rawValue: fault) else {
+            throw UsageError("--device-auth-fault takes \(DeviceAuthFault.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        configuration.faults.deviceAuthFault = parsed
+    }
     let model = try arguments.option("--model") ?? "Cast Receiver Simulator"
     let group = arguments.flag("--group")
     var publish: PublishSettings?
@@ -82,7 +104,10 @@ func parseOptions() throws -> SimulatorOptions? {
         publish = PublishSettings(name: name, model: model, group: group)
     }
     _ = try arguments.finish(maximumPositionals: 0)
-    return SimulatorOptions(configuration: configuration, host: host, port: UInt16(port), publish: publish)
+    var options = SimulatorOptions(configuration: configuration, host: host, port: UInt16(port), publish: publish)
+    if let tlsCertificate, let tlsKey { options.tlsFiles = (tlsCertificate, tlsKey) }
+    options.deviceAuthDirectory = deviceAuthDirectory
+    return options
 }
 
 func runSimulator() async -> Int32 {
@@ -95,14 +120,22 @@ func runSimulator() async -> Int32 {
         return ExitCode.usage
     }
     guard let options = parsed else { return ExitCode.ok }
-    let (configuration, host, port) = (options.configuration, options.host, options.port)
+    var (configuration, host, port) = (options.configuration, options.host, options.port)
     let logger = Logger(label: "cast-receiver-sim")
     let simulator: ReceiverSimulator
     let listener: TLSListener
     do {
+        let context = if let files = options.tlsFiles {
+            try TLSContext.server(certificateFile: files.certificate, keyFile: files.key)
+        } else {
+            try TLSContext.server(commonName: configuration.deviceID)
+        }
+        if let directory = options.deviceAuthDirectory {
+            configuration.deviceAuth = SimulatorDeviceAuth(signer: try DeviceCredentials.load(directory: directory),
+                                                           tlsCertificate: context.certificate ?? [])
+        }
         simulator = try ReceiverSimulator(configuration: configuration)
         await simulator.start()
-        let context = try TLSContext.server(commonName: configuration.deviceID)
         listener = try TLSListener(host: host, port: port, context: context)
         StandardOutput.line("listening \(host) \(listener.port) \(context.certificateFingerprint ?? "-")")
     } catch {

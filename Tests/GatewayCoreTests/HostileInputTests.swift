@@ -80,8 +80,12 @@ extension GatewayTests {
         let forged = "x\\nFORGED 12:00:00.000Z error main: fake\\u001b[2J\\u009b"
         try await gateway.cast(CastRequest(url: "http://media.test/a.mp4", title: "A"))
         let long = String(repeating: "y", count: 60_000)
-        _ = await simulator.control(#"inject media {"type":"MEDIA_STATUS","requestId":0,"status":[{"mediaSessionId":1,"playerState":"PLAYING","currentTime":1,"media":{"contentId":"x","metadata":{"metadataType":0,"title":"\#(forged)","subtitle":"\#(long)"}}}]}"#)
-        let arrived = await eventually { await gateway.state.title?.contains("FORGED") == true }
+        let hostile = #"inject media {"type":"MEDIA_STATUS","requestId":0,"status":[{"mediaSessionId":1,"playerState":"PLAYING","currentTime":1,"media":{"contentId":"x","metadata":{"metadataType":0,"title":"\#(forged)","subtitle":"\#(long)"}}}]}"#
+        // The simulator's own status broadcasts may overtake one injection: a hostile receiver repeats itself.
+        let arrived = await eventually {
+            _ = await simulator.control(hostile)
+            return await gateway.state.title?.contains("FORGED") == true
+        }
         let state = await gateway.state
         XCTAssertTrue(arrived, "\(String(describing: state.title))")
         for text in [state.title ?? "", StatusLine.render(state, now: 0), state.subtitle ?? ""] {

@@ -1,3 +1,4 @@
+import CastClient
 import CastProtocol
 import SystemSupport
 
@@ -12,6 +13,10 @@ public struct CastSettings: SettingsSection {
     /// Sent with LOAD and QUEUE_LOAD, which Cast Connect receivers read to sign
     /// the user in; nil uses the launch credentials.
     public var mediaCredentials: LaunchCredentials?
+    /// Device authentication: challenge the receiver and check its answer.
+    public var authentication = AuthenticationPolicy.warn
+    /// A directory of PEM files: the Cast root certificates to trust.
+    public var trustAnchors: String?
 
     public init() {}
 
@@ -25,6 +30,8 @@ public struct CastSettings: SettingsSection {
         allowsAndroidReceiver = try section.bool("android-receiver") ?? false
         launchCredentials = try CastSettings.credentials(&section, value: "credentials", type: "credentials-type")
         mediaCredentials = try CastSettings.credentials(&section, value: "media-credentials", type: "media-credentials-type")
+        authentication = try section.value("authentication", expected: "off, warn or require", AuthenticationPolicy.init(rawValue:)) ?? .warn
+        trustAnchors = try section.string("trust-anchors")
     }
 
     /// Receiver app ids are short tokens of letters, digits, `_`, `-` and `.`.

@@ -79,7 +79,7 @@ let package = Package(
 
         .executableTarget(
             name: "cast-gateway-bench",
-            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "RemoteInput", "TLS", "SystemSupport"],
+            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "RemoteInput", "TLS", "SystemSupport"],
             path: "bench/Sources"
         ),
 

@@ -22,8 +22,11 @@ final class ClientHarness: Sendable {
 
     let shared = Shared()
 
-    init(faults: SimulatorFaults = SimulatorFaults(), configure: (inout CastClient.Configuration) -> Void = { _ in }) throws {
-        let simulator = try ReceiverSimulator(configuration: .init(pingInterval: .seconds(5), faults: faults), timeSource: clock)
+    init(faults: SimulatorFaults = SimulatorFaults(), configure: (inout CastClient.Configuration) -> Void = { _ in },
+         configureSimulator: (inout ReceiverSimulator.Configuration) -> Void = { _ in }) throws {
+        var simulatorConfiguration = ReceiverSimulator.Configuration(pingInterval: .seconds(5), faults: faults)
+        configureSimulator(&simulatorConfiguration)
+        let simulator = try ReceiverSimulator(configuration: simulatorConfiguration, timeSource: clock)
         self.simulator = simulator
         var configuration = CastClient.Configuration(host: "tv.local", backoff: Backoff(jitter: 0))
         configure(&configuration)

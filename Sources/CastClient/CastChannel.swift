@@ -206,6 +206,10 @@ public actor CastChannel {
             do {
                 guard let next = try decoder.nextMessage() else { return }
                 message = next
+            } catch let error where error.code == .notCast {
+                close(reason: CastError(.protocolError, "\(stream.peerDescription) does not speak Cast: \(error.detail);"
+                    + " is it a Cast device, and is this its Cast port (usually 8009)?"))
+                return
             } catch let error where error.code == .frameTooLarge || error.code == .emptyFrame {
                 close(reason: CastError(.protocolError, "\(stream.peerDescription) sent a bad frame: \(error)"))
                 return

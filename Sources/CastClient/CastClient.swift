@@ -172,7 +172,10 @@ public actor CastClient {
                 logger.debug("connecting to \(address) stopped: \(error.message)")
                 await channel?.close()
             } catch {
-                let failure = (error as? CastError) ?? CastError(.deviceUnavailable, "cannot reach \(address): \(error)")
+                // A request that failed because the link closed says less than why the link closed.
+                let closeReason = await channel?.closeReason
+                let failure = closeReason.flatMap { $0.code == .cancelled ? nil : $0 }
+                    ?? (error as? CastError) ?? CastError(.deviceUnavailable, "cannot reach \(address): \(error)")
                 logger.warning("connection to \(address) failed: \(failure.message)")
                 state.lastError = failure
                 await channel?.close()

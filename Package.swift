@@ -90,7 +90,7 @@ let package = Package(
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "CastProtocolTests", dependencies: ["CastProtocol", "TestSupport"]),
-        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "GatewayModel"]),
+        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "GatewayModel", "SystemSupport", "TestSupport"]),
         .testTarget(name: "RemoteInputTests", dependencies: ["RemoteInput", "GatewayModel", "TestSupport"]),
         .testTarget(name: "StatusOutputTests", dependencies: ["StatusOutput", "GatewayModel", "SystemSupport", "TestSupport"]),
         .testTarget(

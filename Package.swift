@@ -79,7 +79,7 @@ let package = Package(
 
         .executableTarget(
             name: "cast-gateway-bench",
-            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "RemoteInput", "TLS", "SystemSupport"],
+            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "RemoteInput", "TLS", "SystemSupport"],
             path: "bench/Sources"
         ),
 
@@ -100,7 +100,7 @@ let package = Package(
             name: "DeviceAuthTests",
             dependencies: ["DeviceAuth", "CastProtocol", "SystemSupport", "TestSupport"]
         ),
-        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "GatewayModel"]),
+        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "GatewayModel", "SystemSupport", "TestSupport"]),
         .testTarget(name: "RemoteInputTests", dependencies: ["RemoteInput", "GatewayModel", "TestSupport"]),
         .testTarget(name: "StatusOutputTests", dependencies: ["StatusOutput", "GatewayModel", "SystemSupport", "TestSupport"]),
         .testTarget(

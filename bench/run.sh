@@ -5,7 +5,23 @@
 #
 #   bench/run.sh            (IDLE_SECONDS=600 by default: RSS after 10 minutes idle)
 #   IDLE_SECONDS=60 bench/run.sh
+#   bench/run.sh json       (only the JSON parse case: an object against an array of the same size)
 set -euo pipefail
+usage() {
+    cat <<'USAGE'
+usage: bench/run.sh [json]
+  (no argument)  every measurement; IDLE_SECONDS (600), STARTS (20), COMMANDS (10000) tune it
+  json           only the parse time of a 7,800-member JSON object against a 7,800-element array
+Results go to build/bench/results.md (json: build/bench/json.md).
+USAGE
+}
+MODE=all
+case "${1:-}" in
+    -h|--help) usage; exit 0 ;;
+    json) MODE=json ;;
+    "") ;;
+    *) usage >&2; exit 64 ;;
+esac
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$REPO/build/bench
 IDLE_SECONDS=${IDLE_SECONDS:-600}
@@ -13,6 +29,24 @@ STARTS=${STARTS:-20}
 COMMANDS=${COMMANDS:-10000}
 mkdir -p "$OUT"
 cd "$REPO"
+
+json_row() {
+    local json
+    json=$("$1" json --members 7800 --count 50)
+    echo "| JSON parse, median of $(field runs "$json"): $(field members "$json")-member object ($(field object_bytes "$json") bytes) / array of as many strings | $(field object_us "$json") µs / $(field array_us "$json") µs | — |"
+}
+field() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" <<<"$2"; }
+
+if [ "$MODE" = json ]; then
+    swift build -c release --static-swift-stdlib --product cast-gateway-bench >/dev/null
+    BIN=$(swift build -c release --show-bin-path)
+    {
+        echo "| measure | cast-gateway | pychromecast 14.0.10 |"
+        echo "|---|---|---|"
+        json_row "$BIN/cast-gateway-bench"
+    } | tee "$OUT/json.md"
+    exit 0
+fi
 
 swift build -c release --static-swift-stdlib --product cast-gateway >/dev/null
 swift build -c release --static-swift-stdlib --product cast-receiver-sim >/dev/null
@@ -93,8 +127,6 @@ rss_idle=$(rss "$DAEMON")
 anon_idle=$(anon "$DAEMON")
 
 discovery=$(python3 bench/discovery.py "$OUT" 5)
-
-field() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" <<<"$2"; }
 ms() { awk -v s="$1" 'BEGIN { printf "%.1f ms", s * 1000 }'; }
 size_kb() { echo $(( $(stat -c %s "$1") / 1024 )); }
 {
@@ -109,6 +141,7 @@ size_kb() { echo $(( $(stat -c %s "$1") / 1024 )); }
     echo "| of which private anonymous memory (heap, stacks), at start / after ${IDLE_SECONDS} s | ${anon_start} kB / ${anon_idle} kB | — |"
     echo "| daemon CPU time while idle for 60 s | ${idle_cpu_ms} ms | — |"
     echo "| mDNS publish → connected / re-publish on a new port → reconnected (median of 5) | $(field publish_to_connected_median_ms "$discovery") ms / $(field republish_to_reconnected_median_ms "$discovery") ms | — |"
+    json_row "$OUT/cast-gateway-bench"
     echo "| stripped binaries (static Swift stdlib) | cast-gateway $(size_kb "$OUT/cast-gateway") kB, cast-receiver-sim $(size_kb "$OUT/cast-receiver-sim") kB | — |"
 } | tee "$OUT/results.md"
 echo "machine: $(nproc) cores, $(uname -m), $(swift --version 2>/dev/null | head -1)" | tee -a "$OUT/results.md"

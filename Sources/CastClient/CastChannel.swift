@@ -162,15 +162,22 @@ public actor CastChannel {
     }
 
     /// Closes the channel: pending requests fail, `messages` finishes.
+    ///
+    /// A `.cancelled` reason is a close on purpose (the client stopped, the
+    /// device moved): pending requests then end with `.cancelled` too, which
+    /// callers take as "nobody needs the answer any more", not as a failure
+    /// to report. Any other reason is a lost link: they end `.disconnected`.
     public func close(reason: CastError = CastError(.cancelled, "connection closed by the gateway")) {
         guard closeReason == nil else { return }
-        if reason.code != .cancelled {
+        let deliberate = reason.code == .cancelled
+        if !deliberate {
             logger.warning("link to \(stream.peerDescription) lost: \(reason.message)")
         }
         closeReason = reason
-        for requestID in Array(pending.keys) {
-            let description = pending[requestID]!.description
-            finish(requestID: requestID, with: .failure(CastError(.disconnected, "\(description) failed: \(reason.message)")))
+        for (requestID, request) in pending {
+            finish(requestID: requestID, with: .failure(deliberate
+                ? CastError(.cancelled, "\(request.description) cancelled: \(reason.message)")
+                : CastError(.disconnected, "\(request.description) failed: \(reason.message)")))
         }
         failDeviceAuthExchange(reason)
         for task in tasks { task.cancel() }
@@ -202,6 +209,10 @@ public actor CastChannel {
             do {
                 guard let next = try decoder.nextMessage() else { return }
                 message = next
+            } catch let error where error.code == .notCast {
+                close(reason: CastError(.protocolError, "\(stream.peerDescription) does not speak Cast: \(error.detail);"
+                    + " is it a Cast device, and is this its Cast port (usually 8009)?"))
+                return
             } catch let error where error.code == .frameTooLarge || error.code == .emptyFrame {
                 close(reason: CastError(.protocolError, "\(stream.peerDescription) sent a bad frame: \(error)"))
                 return

@@ -173,8 +173,15 @@ public actor CastClient {
                 }
                 let reason = await channel.closeReason
                 if let reason, reason.code != .cancelled { state.lastError = reason }
+            } catch let error as CastError where error.code == .cancelled {
+                // Closed on purpose while connecting (stop, retarget): nothing failed.
+                logger.debug("connecting to \(address) stopped: \(error.message)")
+                await channel?.close()
             } catch {
-                let failure = (error as? CastError) ?? CastError(.deviceUnavailable, "cannot reach \(address): \(error)")
+                // A request that failed because the link closed says less than why the link closed.
+                let closeReason = await channel?.closeReason
+                let failure = closeReason.flatMap { $0.code == .cancelled ? nil : $0 }
+                    ?? (error as? CastError) ?? CastError(.deviceUnavailable, "cannot reach \(address): \(error)")
                 logger.warning("connection to \(address) failed: \(failure.message)")
                 state.lastError = failure
                 await channel?.close()
@@ -277,6 +284,8 @@ public actor CastClient {
                 if self.followedTransportID == transportID, reply.type == "MEDIA_STATUS" {
                     self.apply(mediaStatus: MediaStatus.entries(message: reply.body))
                 }
+            } catch let error as CastError where error.code == .cancelled {
+                self.logger.debug("stopped reading the media status of \(application.displayName): \(error)")
             } catch {
                 self.logger.warning("cannot read the media status of \(application.displayName): \(error)")
             }

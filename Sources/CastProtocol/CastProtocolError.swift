@@ -11,6 +11,8 @@ public struct CastProtocolError: Error, Equatable, Sendable, CustomStringConvert
         case invalidFieldValue = "invalid-field-value"
         case invalidUTF8 = "invalid-utf8"
         case invalidJSON = "invalid-json"
+        /// The peer's first bytes are text (e.g. an HTTP response), not a Cast frame.
+        case notCast = "not-cast"
     }
 
     public let code: Code

@@ -85,12 +85,15 @@ struct JSONParser {
 
     mutating func parseObject() throws(JSONParseError) -> JSONValue {
         try enterContainer()
-        var object = JSONObject()
+        // Members are collected first and duplicates resolved once at the end
+        // (JSONObject.init): assigning each member would scan the ones before
+        // it, quadratic in the member count.
+        var members: [(key: String, value: JSONValue)] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(object)
+            return .object(JSONObject())
         }
         while true {
             skipWhitespace()
@@ -100,7 +103,7 @@ struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
             skipWhitespace()
-            object[key] = try parseValue()
+            members.append((key: key, value: try parseValue()))
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -108,7 +111,7 @@ struct JSONParser {
             throw fail("expected ',' or '}'")
         }
         depth -= 1
-        return .object(object)
+        return .object(JSONObject(members))
     }
 
     mutating func parseArray() throws(JSONParseError) -> JSONValue {

@@ -61,10 +61,40 @@ public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
 
     public init() { members = [] }
 
+    /// Members in order; a repeated key keeps its first position and takes
+    /// its last value, as assigning them one by one would. Linear time: a
+    /// receiver can send thousands of members in one frame.
     public init(_ members: [(key: String, value: JSONValue)]) {
-        self.members = []
-        for member in members { self[member.key] = member.value }
+        // Small objects (nearly every Cast payload) are cheaper to scan than to hash.
+        guard members.count > JSONObject.linearScanLimit else {
+            self.members = []
+            self.members.reserveCapacity(members.count)
+            for member in members {
+                if let index = self.members.firstIndex(where: { $0.key == member.key }) {
+                    self.members[index].value = member.value
+                } else {
+                    self.members.append(member)
+                }
+            }
+            return
+        }
+        var indexByKey: [String: Int] = [:]
+        indexByKey.reserveCapacity(members.count)
+        var unique: [(key: String, value: JSONValue)] = []
+        unique.reserveCapacity(members.count)
+        for member in members {
+            if let index = indexByKey[member.key] {
+                unique[index].value = member.value
+            } else {
+                indexByKey[member.key] = unique.count
+                unique.append(member)
+            }
+        }
+        self.members = unique
     }
+
+    /// Up to this many members, duplicates are found by scanning.
+    static let linearScanLimit = 16
 
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self.init(elements.map { (key: $0.0, value: $0.1) })
@@ -87,9 +117,18 @@ public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
         }
     }
 
+    /// Keys are unique, so equal counts and every member found equal means equal.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.members.count == rhs.members.count else { return false }
-        return lhs.members.allSatisfy { rhs[$0.key] == $0.value }
+        guard lhs.members.count > linearScanLimit else {
+            return lhs.members.allSatisfy { rhs[$0.key] == $0.value }
+        }
+        var rhsIndexByKey: [String: Int] = [:]
+        rhsIndexByKey.reserveCapacity(rhs.members.count)
+        for (index, member) in rhs.members.enumerated() { rhsIndexByKey[member.key] = index }
+        return lhs.members.allSatisfy { member in
+            rhsIndexByKey[member.key].map { rhs.members[$0].value == member.value } ?? false
+        }
     }
 }
 

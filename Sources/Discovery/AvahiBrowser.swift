@@ -19,10 +19,15 @@ public final class AvahiBrowser: AvahiClientOwner, @unchecked Sendable {
     private var browser: OpaquePointer?
     private var resolvers: [String: OpaquePointer] = [:]
 
-    public init(serviceType: String = AvahiBrowser.castServiceType) throws {
+    public convenience init(serviceType: String = AvahiBrowser.castServiceType) throws {
+        try self.init(serviceType: serviceType, retryBackoff: AvahiClientOwner.standardBackoff)
+    }
+
+    /// `retryBackoff` paces recreating a failed client (tests make it short).
+    init(serviceType: String, retryBackoff: Backoff) throws {
         self.serviceType = serviceType
         (events, continuation) = AsyncStream.makeStream(of: DiscoveryEvent.self)
-        try super.init(label: "discovery")
+        try super.init(label: "discovery", backoff: retryBackoff)
     }
 
     /// Starts browsing (and keeps trying while avahi-daemon is unavailable).
@@ -39,6 +44,7 @@ public final class AvahiBrowser: AvahiClientOwner, @unchecked Sendable {
     }
 
     override func clientRunning(_ client: OpaquePointer) {
+        assertPollLockHeld()
         releaseObjects()
         continuation.yield(.resynchronizing)
         browser = avahi_service_browser_new(
@@ -46,7 +52,7 @@ public final class AvahiBrowser: AvahiClientOwner, @unchecked Sendable {
             { _, interface, protocolFamily, event, name, type, domain, _, userdata in
                 guard let userdata else { return }
                 let browser = Unmanaged<AvahiBrowser>.fromOpaque(userdata).takeUnretainedValue()
-                browser.browserEvent(interface, protocolFamily, event, name, type, domain)
+                browser.onPollThread { browser.browserEvent(interface, protocolFamily, event, name, type, domain) }
             }, Unmanaged.passUnretained(self).toOpaque())
         if browser == nil {
             report("cannot browse \(serviceType): \(String(cString: avahi_strerror(avahi_client_errno(client))))")
@@ -54,6 +60,7 @@ public final class AvahiBrowser: AvahiClientOwner, @unchecked Sendable {
     }
 
     override func releaseObjects() {
+        assertPollLockHeld()
         for resolver in resolvers.values { avahi_service_resolver_free(resolver) }
         resolvers.removeAll()
         if let browser { avahi_service_browser_free(browser) }
@@ -66,6 +73,7 @@ public final class AvahiBrowser: AvahiClientOwner, @unchecked Sendable {
 
     private func browserEvent(_ interface: AvahiIfIndex, _ protocolFamily: AvahiProtocol, _ event: AvahiBrowserEvent,
                               _ name: UnsafePointer<CChar>?, _ type: UnsafePointer<CChar>?, _ domain: UnsafePointer<CChar>?) {
+        assertPollLockHeld()
         switch event {
         case AVAHI_BROWSER_NEW:
             guard let name, let type, let domain, let client else { return }
@@ -76,7 +84,9 @@ public final class AvahiBrowser: AvahiClientOwner, @unchecked Sendable {
                 { resolver, interface, protocolFamily, event, name, _, _, _, address, port, txt, _, userdata in
                     guard let userdata else { return }
                     let browser = Unmanaged<AvahiBrowser>.fromOpaque(userdata).takeUnretainedValue()
-                    browser.resolverEvent(resolver, interface, protocolFamily, event, name, address, port, txt)
+                    browser.onPollThread {
+                        browser.resolverEvent(resolver, interface, protocolFamily, event, name, address, port, txt)
+                    }
                 }, Unmanaged.passUnretained(self).toOpaque())
             if let resolver { resolvers[key] = resolver }
         case AVAHI_BROWSER_REMOVE:

@@ -31,15 +31,18 @@ public final class AvahiPublisher: AvahiClientOwner, @unchecked Sendable {
     }
 
     override func releaseObjects() {
+        assertPollLockHeld()
         if let group { avahi_entry_group_free(group) }
         group = nil
     }
 
     override func clientRunning(_ client: OpaquePointer) {
+        assertPollLockHeld()
         releaseObjects()
         guard let group = avahi_entry_group_new(client, { _, state, userdata in
             guard let userdata else { return }
-            Unmanaged<AvahiPublisher>.fromOpaque(userdata).takeUnretainedValue().groupStateChanged(state)
+            let publisher = Unmanaged<AvahiPublisher>.fromOpaque(userdata).takeUnretainedValue()
+            publisher.onPollThread { publisher.groupStateChanged(state) }
         }, Unmanaged.passUnretained(self).toOpaque()) else {
             report(String(cString: avahi_strerror(avahi_client_errno(client))))
             return
@@ -63,6 +66,7 @@ public final class AvahiPublisher: AvahiClientOwner, @unchecked Sendable {
     }
 
     private func groupStateChanged(_ state: AvahiEntryGroupState) {
+        assertPollLockHeld()
         guard state == AVAHI_ENTRY_GROUP_COLLISION, let group, let client else { return }
         let alternative = avahi_alternative_service_name(name)
         let previous = name

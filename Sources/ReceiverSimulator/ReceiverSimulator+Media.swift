@@ -139,7 +139,8 @@ extension ReceiverSimulator {
     private func startSession(_ items: [QueueItem], startIndex: Int, activeTrackIDs: [Int]) {
         var session = SimulatedMediaSession(
             mediaSessionID: nextMediaSessionID, items: [], currentIndex: 0, playerState: .playing,
-            activeTrackIDs: activeTrackIDs, anchorPosition: 0, anchorTime: now, nextItemID: 1)
+            activeTrackIDs: activeTrackIDs, anchorPosition: 0, anchorTime: now, nextItemID: 1,
+            defaultDuration: configuration.defaultDuration)
         nextMediaSessionID += 1
         session.insert(items, before: nil)
         session.currentIndex = min(max(startIndex, 0), session.items.count - 1)

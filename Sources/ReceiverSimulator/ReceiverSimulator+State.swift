@@ -58,7 +58,8 @@ extension ReceiverSimulator {
                 playerState: PlayerState(wireName: saved["playerState"]?.stringValue ?? "IDLE"),
                 activeTrackIDs: saved["activeTrackIds"]?.arrayValue?.compactMap(\.intValue) ?? [],
                 anchorPosition: saved["position"]?.doubleValue ?? 0, anchorTime: now,
-                nextItemID: saved["nextItemId"]?.intValue ?? items.count + 1)
+                nextItemID: saved["nextItemId"]?.intValue ?? items.count + 1,
+                defaultDuration: configuration.defaultDuration)
             nextMediaSessionID = sessionID + 1
         }
         logger.info("restored state from \(path): app \(app?.application.appID ?? "none")")

@@ -21,16 +21,26 @@ public actor ReceiverSimulator {
         public var faults: SimulatorFaults
         /// Device credentials for answering device-auth challenges (nil: answer AuthError).
         public var deviceAuth: SimulatorDeviceAuth?
+        /// Seconds assumed for BUFFERED media loaded without a duration, so
+        /// that it can be seeked as on a real receiver (LIVE stays unseekable).
+        public var defaultDuration: Double
+
+        /// The duration assumed when a LOAD gives none.
+        public static let standardDefaultDuration = 600.0
+        /// `--default-duration` accepts up to this (a day).
+        public static let defaultDurationRange: ClosedRange<Double> = 1...86_400
 
         public init(friendlyName: String = "Cast Receiver Simulator", deviceID: String? = nil,
                     volumeControlType: String = "attenuation", pingInterval: Duration = .seconds(5),
-                    logPath: String? = nil, faults: SimulatorFaults = SimulatorFaults()) {
+                    logPath: String? = nil, faults: SimulatorFaults = SimulatorFaults(),
+                    defaultDuration: Double = Configuration.standardDefaultDuration) {
             self.friendlyName = friendlyName
             self.deviceID = deviceID ?? ReceiverSimulator.randomHex(count: 32)
             self.volumeControlType = volumeControlType
             self.pingInterval = pingInterval
             self.logPath = logPath
             self.faults = faults
+            self.defaultDuration = defaultDuration
         }
     }
 

@@ -16,14 +16,16 @@ struct SimulatedMediaSession {
     var anchorPosition: Double
     var anchorTime: Double
     var nextItemID: Int
-    /// Used when a LOAD carries no duration (Big Buck Bunny is 596 s).
-    static let defaultDuration = 596.0
+    /// The duration assumed for BUFFERED media whose LOAD carries none: a real
+    /// receiver learns it from the file, and without one SEEK would be refused.
+    var defaultDuration: Double
 
     var current: QueueItem? { items.indices.contains(currentIndex) ? items[currentIndex] : nil }
 
+    /// Nil for LIVE streams, which stay unseekable.
     var duration: Double? {
         guard let media = current?.media, media.streamType != .live else { return nil }
-        return media.duration ?? SimulatedMediaSession.defaultDuration
+        return media.duration ?? defaultDuration
     }
 
     func position(at now: Double) -> Double {
@@ -41,7 +43,7 @@ struct SimulatedMediaSession {
 
     var supportedCommands: MediaCommands {
         var commands: MediaCommands = [.pause, .streamVolume, .streamMute, .editTracks, .playbackRate]
-        if current?.media.streamType != .live { commands.insert(.seek) }
+        if duration != nil { commands.insert(.seek) }
         if currentIndex + 1 < items.count { commands.insert(.queueNext) }
         if currentIndex > 0 { commands.insert(.queuePrevious) }
         return commands

@@ -1,9 +1,11 @@
 /// Exponential backoff with jitter for reconnecting to anything that went away
 /// (a Cast device, lircd, a CEC adapter, avahi-daemon).
 ///
-/// Delays start at `initial`, double up to `maximum`, and each is spread by
-/// ±`jitter` (a fraction) so that many boards restarting together do not
-/// retry in lock-step. `reset()` after a success starts over.
+/// Delays start at `initial` and double up to `maximum`. Each is spread by
+/// ±`jitter` (a fraction) around that nominal delay, the cap included (30 s
+/// with 0.2 gives 24–36 s), so that many boards restarting together do not
+/// retry in lock-step: a jitter clipped at the cap would spread them only
+/// downward and bunch them at the cap. `reset()` after a success starts over.
 public struct Backoff: Sendable {
     public let initial: Duration
     public let maximum: Duration
@@ -32,7 +34,7 @@ public struct Backoff: Sendable {
         attempts += 1
         guard jitter > 0 else { return .seconds(fractional: nominal) }
         let factor = Double.random(in: (1 - jitter)...(1 + jitter), using: &generator)
-        return .seconds(fractional: min(nominal * factor, maximum.seconds))
+        return .seconds(fractional: nominal * factor)
     }
 
     public mutating func nextDelay() -> Duration {

@@ -42,13 +42,19 @@ enum TCPSocket {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
             var finished = false
-            // Runs on `queue` only, so `finished` needs no lock.
+            var failed = false
+            // On a failure the socket is closed by the cancel handler: closing it
+            // before Dispatch has let go of it could hit a reused descriptor.
+            source.setCancelHandler {
+                if failed { Glibc.close(fd) }
+            }
+            // Runs on `queue` only, so `finished` and `failed` need no lock.
             let finish = UncheckedSendable { (error: (any Error)?) in
                 guard !finished else { return }
                 finished = true
+                failed = error != nil
                 source.cancel()
                 if let error {
-                    Glibc.close(fd)
                     continuation.resume(throwing: error)
                 } else {
                     continuation.resume()

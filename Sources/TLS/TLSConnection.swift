@@ -135,6 +135,7 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
 
     private func driveHandshake() {
         let result = role == .client ? SSL_connect(ssl) : SSL_accept(ssl)
+        let systemErrno = errno
         if result == 1 {
             state = .open
             suspendWriteSource()
@@ -152,8 +153,11 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
         switch SSL_get_error(ssl, result) {
         case SSL_ERROR_WANT_READ: suspendWriteSource()
         case SSL_ERROR_WANT_WRITE: resumeWriteSource()
-        default:
-            terminate(TLSError(.handshakeFailed, "TLS handshake with \(peerDescription) failed: \(describeFailure(result))"))
+        case let code:
+            let queuedError = ERR_peek_error()
+            terminate(TLSError(.handshakeFailed, HandshakeFailure.describe(
+                peer: peerDescription, sslError: code, systemErrno: systemErrno, queuedError: queuedError,
+                queuedText: OpenSSLErrors.drain())))
         }
     }
 

@@ -27,7 +27,12 @@ public final class TLSContext: @unchecked Sendable {
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw TLSError(.setupFailed, "cannot create a TLS client context: \(OpenSSLErrors.drain())")
         }
-        try configureCommon(context)
+        do {
+            try configureCommon(context)
+        } catch {
+            SSL_CTX_free(context)
+            throw error
+        }
         SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
         return TLSContext(pointer: context, certificateFingerprint: nil)
     }
@@ -80,9 +85,9 @@ public final class TLSContext: @unchecked Sendable {
         }
     }
 
+    /// Leaves freeing `context` on failure to the caller (server() used to free it twice).
     private static func configureCommon(_ context: OpaquePointer) throws {
         guard cg_ssl_ctx_require_tls12(context) == 1 else {
-            SSL_CTX_free(context)
             throw TLSError(.setupFailed, "cannot require TLS 1.2: \(OpenSSLErrors.drain())")
         }
         _ = cg_ssl_ctx_enable_partial_writes(context)

@@ -66,7 +66,8 @@ public final class TLSListener: @unchecked Sendable {
                 Task {
                     do {
                         try await connection.handshake(timeout: timeout)
-                        continuation.yield(connection)
+                        // After close() nobody takes it: close it rather than leak its socket.
+                        if case .terminated = continuation.yield(connection) { connection.close() }
                     } catch {
                         logger.info("dropped \(peer): \(error)")
                     }

@@ -12,7 +12,7 @@ let usage = """
     usage: cast-receiver-sim [--port N] [--bind ADDRESS] [--name NAME] [--id HEX]
                              [--log FILE] [--state FILE] [--log-level LEVEL] [--fixed-volume]
                              [--publish NAME] [--model MODEL] [--group]
-                             [--ping-interval SECONDS]
+                             [--ping-interval SECONDS] [--default-duration SECONDS]
                              [--drop-after N] [--ignore-pings] [--launch-error REASON[:COUNT]]
                              [--fail-load] [--delay-ms N] [--byte-by-byte]
                              [--tls-cert FILE --tls-key FILE]
@@ -29,6 +29,9 @@ let usage = """
     --log FILE appends one JSON object per received message (the payload text
     exactly as received, under "data"). --state FILE keeps the running app and
     player across restarts, like a real receiver whose network link was cut.
+    --default-duration SECONDS is the duration assumed for BUFFERED media
+    loaded without one (default 600), so that it can be seeked as on a real
+    receiver, which reads it from the file. LIVE streams stay unseekable.
     --publish NAME announces the simulator over mDNS (avahi-daemon) as a
     _googlecast._tcp device with that friendly name (--group: as a Cast group).
 
@@ -76,6 +79,13 @@ func parseOptions() throws -> SimulatorOptions? {
     }
     if arguments.flag("--fixed-volume") { configuration.volumeControlType = "fixed" }
     if let seconds = try arguments.intOption("--ping-interval", in: 1...3600) { configuration.pingInterval = .seconds(seconds) }
+    if let text = try arguments.option("--default-duration") {
+        let range = ReceiverSimulator.Configuration.defaultDurationRange
+        guard let seconds = Double(text), range.contains(seconds) else {
+            throw UsageError("--default-duration takes seconds from \(Int(range.lowerBound)) to \(Int(range.upperBound)), not '\(text)'")
+        }
+        configuration.defaultDuration = seconds
+    }
     configuration.faults.dropAfterMessages = try arguments.intOption("--drop-after", in: 1...Int(Int32.max))
     configuration.faults.ignorePings = arguments.flag("--ignore-pings")
     if let text = try arguments.option("--launch-error") {

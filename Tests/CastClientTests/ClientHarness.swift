@@ -23,9 +23,11 @@ final class ClientHarness: Sendable {
     let shared = Shared()
 
     init(faults: SimulatorFaults = SimulatorFaults(), deviceAuth: SimulatorDeviceAuth? = nil,
-         configure: (inout CastClient.Configuration) -> Void = { _ in }) throws {
+         configure: (inout CastClient.Configuration) -> Void = { _ in },
+         configureSimulator: (inout ReceiverSimulator.Configuration) -> Void = { _ in }) throws {
         var simulatorConfiguration = ReceiverSimulator.Configuration(pingInterval: .seconds(5), faults: faults)
         simulatorConfiguration.deviceAuth = deviceAuth
+        configureSimulator(&simulatorConfiguration)
         let simulator = try ReceiverSimulator(configuration: simulatorConfiguration, timeSource: clock)
         self.simulator = simulator
         var configuration = CastClient.Configuration(host: "tv.local", backoff: Backoff(jitter: 0))

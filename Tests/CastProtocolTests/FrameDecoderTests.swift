@@ -41,6 +41,26 @@ final class FrameDecoderTests: XCTestCase {
         XCTAssertEqual(try limit.nextFrameBody()?.count, 65536)
     }
 
+    /// Issue 9 §8: an HTTP server read as Cast declared a 1213486160-byte frame ("HTTP").
+    func testTextInsteadOfAFirstFrameIsNotCast() throws {
+        var http = FrameDecoder()
+        http.append(Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8))
+        XCTAssertThrowsError(try http.nextFrameBody()) { error in
+            let error = error as? CastProtocolError
+            XCTAssertEqual(error?.code, .notCast)
+            XCTAssertEqual(error?.detail, "it answered with text ('HTTP/1.1 400 Bad Request'), not Cast frames")
+        }
+        // Control characters are never quoted back: binary garbage stays a frame error.
+        var binary = FrameDecoder()
+        binary.append([0x48, 0x54, 0x1B, 0x5B, 0x32, 0x4A])
+        XCTAssertThrowsError(try binary.nextFrameBody()) { XCTAssertEqual(($0 as? CastProtocolError)?.code, .frameTooLarge) }
+        // Once the peer has spoken Cast, a bad length is a broken frame, not a stranger.
+        var cast = FrameDecoder()
+        cast.append(try message(1).framed() + Array("HTTP/1.1 200 OK".utf8))
+        XCTAssertEqual(try cast.nextMessage(), message(1))
+        XCTAssertThrowsError(try cast.nextFrameBody()) { XCTAssertEqual(($0 as? CastProtocolError)?.code, .frameTooLarge) }
+    }
+
     func testMalformedBodyIsConsumedSoFramingStaysInStep() throws {
         var decoder = FrameDecoder()
         decoder.append([0, 0, 0, 3, 0xFF, 0xFF, 0xFF])

@@ -82,4 +82,39 @@ final class JSONValueTests: XCTestCase {
         XCTAssertTrue(text.contains("<redacted>"))
         XCTAssertTrue(text.contains("LAUNCH"))
     }
+
+    /// A receiver can send a frame holding thousands of members (issue 8 §5).
+    /// Parsing them is linear (see `bench/run.sh json`); the result must stay
+    /// what it was: members in first-seen order, a duplicate key keeps its
+    /// first position and takes its last value.
+    func testLargeObjectKeepsOrderAndResolvesDuplicatesLikeAssignment() throws {
+        let count = 20_000
+        var members = (0..<count).map { "\"k\($0)\":\($0)" }
+        // Every 1,000th key again, twice, with new values: the last one wins.
+        for key in stride(from: 0, to: count, by: 1_000) {
+            members.append("\"k\(key)\":\"first repeat\"")
+            members.append("\"k\(key)\":\"last repeat\"")
+        }
+        let value = try JSONValue(parsing: "{" + members.joined(separator: ",") + "}")
+        let object = try XCTUnwrap(value.objectValue)
+        XCTAssertEqual(object.members.count, count)
+        XCTAssertEqual(object.keys, (0..<count).map { "k\($0)" })
+        XCTAssertEqual(object["k0"], "last repeat")
+        XCTAssertEqual(object["k19000"], "last repeat")
+        XCTAssertEqual(object["k1"], 1)
+        XCTAssertEqual(object["k19999"], 19_999)
+
+        // Building from a member list resolves duplicates the same way.
+        let built = JSONObject([(key: "a", value: 1), (key: "b", value: 2), (key: "a", value: 3)])
+        XCTAssertEqual(built.keys, ["a", "b"])
+        XCTAssertEqual(built["a"], 3)
+
+        // Equality ignores order, also for large objects.
+        let reversed = JSONObject(object.members.reversed())
+        XCTAssertEqual(reversed, object)
+        var changed = reversed
+        changed["k12345"] = "other"
+        XCTAssertNotEqual(changed, object)
+        XCTAssertNotEqual(JSONObject(Array(object.members.dropLast())), object)
+    }
 }

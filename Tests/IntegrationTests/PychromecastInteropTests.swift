@@ -49,6 +49,7 @@ final class PychromecastInteropTests: XCTestCase {
         XCTAssertEqual(steps["playing"]?["player_state"], "PLAYING")
         XCTAssertEqual(steps["playing"]?["title"], "Big Buck Bunny")
         XCTAssertEqual(steps["playing"]?["content_id"], "http://media.test/bbb.mp4")
+        XCTAssertEqual(steps["playing"]?["duration"], 600, "BUFFERED media loaded without a duration gets the assumed one")
         XCTAssertEqual(steps["paused"]?["player_state"], "PAUSED")
         XCTAssertEqual(steps["resumed"]?["player_state"], "PLAYING")
         XCTAssertEqual(steps["seeked"]?["current_time"]?.doubleValue ?? 0, 100, accuracy: 1)
@@ -60,5 +61,33 @@ final class PychromecastInteropTests: XCTestCase {
         for expected in ["CONNECT", "GET_STATUS", "LAUNCH", "LOAD", "PAUSE", "PLAY", "SEEK", "SET_VOLUME", "STOP"] {
             XCTAssertTrue(types.contains(expected), "the simulator never received \(expected): \(types)")
         }
+    }
+
+    /// Issue 9 §6: `play_media(url, "video/mp4", stream_type="BUFFERED")`
+    /// carries no duration; the simulator assumes `--default-duration` so that
+    /// `seek(12)` works as on a real receiver. pychromecast's default stream
+    /// type, LIVE, stays unseekable.
+    func testPychromecastSeeksBufferedMediaLoadedWithoutDuration() throws {
+        let python = try pythonWithPychromecast()
+        let directory = try temporaryDirectory(self)
+        let simulator = try SimulatorProcess(directory: directory, extraArguments: ["--default-duration", "50"])
+        defer { simulator.stop() }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("pychromecast/seek_without_duration.py").path
+        let driver = try ManagedProcess(python, [script, String(simulator.port)])
+        let status = driver.waitForExit(timeout: 90)
+        XCTAssertEqual(status, 0, driver.allOutput)
+
+        var steps: [String: JSONValue] = [:]
+        for line in driver.stdout {
+            if let json = try? JSONValue(parsing: line), let step = json["step"]?.stringValue { steps[step] = json }
+        }
+        XCTAssertEqual(steps["buffered"]?["duration"], 50)
+        XCTAssertEqual(steps["buffered"]?["supports_seek"], true)
+        XCTAssertEqual(steps["seeked"]?["current_time"]?.doubleValue ?? 0, 12, accuracy: 1)
+        XCTAssertEqual(steps["live"]?["stream_type"], "LIVE")
+        // (pychromecast keeps the previous item's duration when a status has none, so it is not checked here.)
+        XCTAssertEqual(steps["live"]?["supports_seek"], false)
+        XCTAssertNotNil(steps["done"], "pychromecast did not finish: \(driver.allOutput)")
     }
 }

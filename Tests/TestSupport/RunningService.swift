@@ -18,16 +18,3 @@ public final class RunningService: Sendable {
     /// Cancels without waiting (for `defer` in synchronous contexts).
     public func cancel() { task.cancel() }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// The number of open file descriptors of this process (entries of /proc/self/fd).
-public func openFileDescriptorCount() -> Int {
-    guard let directory = opendir("/proc/self/fd") else { return -1 }
-    defer { closedir(directory) }
-    var count = 0
-    while readdir(directory) != nil { count += 1 }
-    return count - 3  // ".", ".." and the directory's own descriptor
-}

@@ -1,6 +1,7 @@
 // cast-gateway-bench: in-process measurements for bench/run.sh.
 //   latency  --device HOST:PORT [--count N]   command issued -> frame written (p50/p99)
 //   scenario --device HOST:PORT               connect, launch, load, pause: time and RSS
+//   json [--members N] [--count RUNS]          parse time of an N-member object vs an N-element array
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -135,6 +136,11 @@ func benchMain() async -> Int32 {
     Logger.level = .warning
     var arguments = ArgumentReader(CommandLine.arguments.dropFirst(2))
     do {
+        if CommandLine.arguments.dropFirst().first == "json" {
+            let members = try arguments.intOption("--members", in: 1...1_000_000) ?? 7_800
+            try JSONParseBench.run(members: members, runs: try arguments.intOption("--count", in: 1...10_000) ?? 50)
+            return 0
+        }
         guard let device = try arguments.option("--device") else { throw UsageError("--device HOST:PORT is required") }
         let count = try arguments.intOption("--count", in: 1...1_000_000) ?? 10_000
         let lircdSocketOption = try arguments.option("--lircd-socket")
@@ -144,7 +150,7 @@ func benchMain() async -> Int32 {
         case "input-latency":
             guard let socket = lircdSocketOption else { throw UsageError("--lircd-socket PATH is required") }
             try await inputLatency(device: device, lircdSocket: socket, count: count)
-        default: throw UsageError("usage: cast-gateway-bench latency|scenario|input-latency --device HOST:PORT [--count N] [--lircd-socket PATH]")
+        default: throw UsageError("usage: cast-gateway-bench latency|scenario|input-latency --device HOST:PORT [--count N] [--lircd-socket PATH] | json [--members N] [--count RUNS]")
         }
         return 0
     } catch {

@@ -21,15 +21,11 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        // Not through pkg-config: its -D_REENTRANT cflag makes SwiftPM warn on
+        // every build. The module map names the libraries.
         .systemLibrary(
             name: "CAvahi",
-            pkgConfig: "avahi-client",
             providers: [.apt(["libavahi-client-dev"])]
-        ),
-        .systemLibrary(
-            name: "CCEC",
-            pkgConfig: "libcec",
-            providers: [.apt(["libcec-dev", "libp8-platform-dev", "libudev-dev"])]
         ),
         .systemLibrary(
             name: "CGPIOD",
@@ -51,7 +47,7 @@ let package = Package(
         .target(name: "CastClient", dependencies: ["CastProtocol", "SystemSupport"]),
         .target(name: "DeviceAuth", dependencies: ["COpenSSL", "CShims", "CastProtocol", "SystemSupport"]),
         .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport"]),
-        .target(name: "RemoteInput", dependencies: ["CCEC", "GatewayModel", "SystemSupport"]),
+        .target(name: "RemoteInput", dependencies: ["CShims", "GatewayModel", "SystemSupport"]),
         .target(name: "StatusOutput", dependencies: ["CastProtocol", "CShims", "GatewayModel", "SystemSupport"]),
 
         // MARK: Core and tools

@@ -153,12 +153,20 @@ struct CecPart: Equatable, Sendable {
 extension AsyncStream where Element: Sendable {
     /// The non-nil elements of a stream of optionals.
     func compacted<T: Sendable>() -> AsyncStream<T> where Element == T? {
-        var iterator = makeAsyncIterator()
+        // The stream has one consumer, which calls next() one at a time.
+        let iterator = UncheckedSendable(Box(makeAsyncIterator()))
         return AsyncStream<T> {
-            while let element = await iterator.next() {
+            while let element = await iterator.value.next() {
                 if let element { return element }
             }
             return nil
         }
     }
+}
+
+/// A mutable iterator shared by reference with the unfolding closure.
+private final class Box<Iterator: AsyncIteratorProtocol> {
+    var iterator: Iterator
+    init(_ iterator: Iterator) { self.iterator = iterator }
+    func next() async -> Iterator.Element? { try? await iterator.next() }
 }

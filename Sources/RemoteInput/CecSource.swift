@@ -1,4 +1,4 @@
-import CCEC
+import CShims
 import Dispatch
 import GatewayModel
 import SystemSupport
@@ -83,7 +83,7 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
     public func powerOnTV(selecting physicalAddress: UInt16?) {
         queue.async {
             guard let connection = self.connection else { return }
-            _ = libcec_power_on_devices(connection, CECDEVICE_TV)
+            _ = cg_cec_power_on_devices(connection, CECDEVICE_TV)
             if let physicalAddress { self.broadcastSetStreamPath(physicalAddress, on: connection) }
         }
     }
@@ -91,7 +91,7 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
     public func standbyTV() {
         queue.async {
             guard let connection = self.connection else { return }
-            _ = libcec_standby_devices(connection, CECDEVICE_TV)
+            _ = cg_cec_standby_devices(connection, CECDEVICE_TV)
         }
     }
 
@@ -100,7 +100,7 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
     /// devices it has already seen, so the message is built here.
     private func broadcastSetStreamPath(_ physicalAddress: UInt16, on connection: libcec_connection_t) {
         var command = cec_command()
-        command.initiator = libcec_get_logical_addresses(connection).primary
+        command.initiator = cg_cec_get_logical_addresses(connection).primary
         command.destination = CECDEVICE_BROADCAST
         command.opcode = CEC_OPCODE_SET_STREAM_PATH
         command.opcode_set = 1
@@ -110,7 +110,7 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
             data[1] = UInt8(physicalAddress & 0xFF)
         }
         command.parameters.size = 2
-        if libcec_transmit(connection, &command) != 1 {
+        if cg_cec_transmit(connection, &command) != 1 {
             logger.warning("could not switch the TV to input \(physicalAddress >> 12).\((physicalAddress >> 8) & 0xF).\((physicalAddress >> 4) & 0xF).\(physicalAddress & 0xF)")
         }
     }
@@ -119,7 +119,7 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
 
     private func configure() {
         dispatchPrecondition(condition: .onQueue(queue))
-        libcec_clear_configuration(configuration)
+        cg_cec_clear_configuration(configuration)
         configuration.pointee.clientVersion = UInt32(LIBCEC_VERSION_CURRENT.rawValue)
         withUnsafeMutableBytes(of: &configuration.pointee.strDeviceName) { buffer in
             let name = Array(settings.osdName.utf8.prefix(buffer.count - 1)) + [0]
@@ -150,12 +150,16 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
     /// Opens the adapter (blocking, on `queue`); the connection stays confined to `queue`.
     public func open() throws {
         dispatchPrecondition(condition: .onQueue(queue))
+        var loadError = [CChar](repeating: 0, count: 256)
+        guard cg_cec_load(&loadError, loadError.count) == 1 else {
+            throw DeviceProblem.permanent(String(nullTerminated: loadError))
+        }
         configure()
-        guard let connection = libcec_initialise(configuration) else {
+        guard let connection = cg_cec_initialise(configuration) else {
             throw DeviceProblem.retry("libcec could not be initialised")
         }
         var adapters = [cec_adapter_descriptor](repeating: cec_adapter_descriptor(), count: 8)
-        let found = Int(libcec_detect_adapters(connection, &adapters, UInt8(adapters.count), nil, 0))
+        let found = Int(cg_cec_detect_adapters(connection, &adapters, UInt8(adapters.count), nil, 0))
         let candidates = Array(adapters.prefix(max(found, 0)))
         func text<T>(_ field: T) -> String {
             withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
@@ -166,16 +170,16 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
                 || (wanted.hasPrefix("/dev/cec") && adapter.adapterType == ADAPTERTYPE_LINUX)
         }
         guard let adapter = chosen else {
-            libcec_destroy(connection)
+            cg_cec_destroy(connection)
             throw DeviceProblem.retry(settings.adapter.map { "no CEC adapter \($0) found" } ?? "no CEC adapter found")
         }
         if settings.role == .monitor, adapter.adapterType == ADAPTERTYPE_LINUX {
-            libcec_destroy(connection)
+            cg_cec_destroy(connection)
             throw DeviceProblem.permanent("the monitor role needs an adapter that can monitor all CEC traffic (Pulse-Eight USB or cec-gpio); the kernel CEC adapter cannot. Use role = playback or audio-system")
         }
         let port = text(adapter.strComName)
-        guard libcec_open(connection, port, 10_000) == 1 else {
-            libcec_destroy(connection)
+        guard cg_cec_open(connection, port, 10_000) == 1 else {
+            cg_cec_destroy(connection)
             throw DeviceProblem.retry("cannot open CEC adapter \(port)")
         }
         logger.notice("CEC adapter \(port) open as \(settings.role.rawValue) \"\(settings.osdName)\"")
@@ -185,8 +189,8 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
     private func closeConnection() {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let connection else { return }
-        libcec_close(connection)
-        libcec_destroy(connection)
+        cg_cec_close(connection)
+        cg_cec_destroy(connection)
         self.connection = nil
     }
 

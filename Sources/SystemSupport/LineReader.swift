@@ -8,20 +8,32 @@ import Dispatch
 public enum LineReader {
     public static func lines(fd: Int32, maximumLength: Int = 1024) -> AsyncStream<String> {
         let events = FileDescriptorReader.events(fd: fd, queue: DispatchQueue(label: "cast-gateway.lines.\(fd)"), owned: false)
-        var iterator = events.makeAsyncIterator()
-        var splitter = LineSplitter(maximumLength: maximumLength)
-        var ready: [String] = []
-        var ended = false
-        return AsyncStream {
+        // The stream has one consumer, which asks for one line at a time.
+        let state = UncheckedSendable(Lines(events.makeAsyncIterator(), maximumLength: maximumLength))
+        return AsyncStream { await state.value.next() }
+    }
+
+    /// The reading state behind one stream of lines.
+    private final class Lines {
+        private var events: AsyncStream<ReadEvent>.Iterator
+        private var splitter: LineSplitter
+        private var ready: [String] = []
+        private var ended = false
+
+        init(_ events: AsyncStream<ReadEvent>.Iterator, maximumLength: Int) {
+            self.events = events
+            splitter = LineSplitter(maximumLength: maximumLength)
+        }
+
+        func next() async -> String? {
             while ready.isEmpty {
-                guard !ended, let event = await iterator.next() else { return nil }
+                guard !ended, let event = await events.next() else { return nil }
                 switch event {
                 case .bytes(let bytes):
                     for case .line(let line) in splitter.feed(bytes) { ready.append(line) }
                 case .ended:
                     ended = true
                     if let last = splitter.finish() { ready.append(last) }
-                    if ready.isEmpty { return nil }
                 }
             }
             return ready.removeFirst()

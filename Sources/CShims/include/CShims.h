@@ -6,6 +6,7 @@
 #include <openssl/ssl.h>
 #include <openssl/evp.h>
 #include "DeviceAuthShims.h"
+#include "CecLoader.h"
 
 /// SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION). Returns 1 on success.
 int cg_ssl_ctx_require_tls12(SSL_CTX *ctx);

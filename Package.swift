@@ -41,6 +41,11 @@ let package = Package(
             pkgConfig: "libgpiod",
             providers: [.apt(["libgpiod-dev"])]
         ),
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
         .target(
             name: "CShims",
             dependencies: ["COpenSSL", "CGPIOD"]
@@ -57,6 +62,7 @@ let package = Package(
         .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport"]),
         .target(name: "RemoteInput", dependencies: ["CCEC", "CLirc", "GatewayModel", "SystemSupport"]),
         .target(name: "StatusOutput", dependencies: ["CastProtocol", "CShims", "GatewayModel", "SystemSupport"]),
+        .target(name: "Fleet", dependencies: ["CMosquitto", "CastProtocol", "GatewayModel", "SystemSupport"]),
 
         // MARK: Core and tools
         .target(
@@ -79,7 +85,7 @@ let package = Package(
 
         .executableTarget(
             name: "cast-gateway-bench",
-            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "RemoteInput", "TLS", "SystemSupport"],
+            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "Fleet", "RemoteInput", "TLS", "SystemSupport"],
             path: "bench/Sources"
         ),
 
@@ -101,6 +107,10 @@ let package = Package(
             name: "GatewayCoreTests",
             dependencies: ["GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "SystemSupport",
                            "TestSupport"]
+        ),
+        .testTarget(
+            name: "FleetTests",
+            dependencies: ["Fleet", "CastProtocol", "GatewayModel", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "IntegrationTests",

@@ -3,19 +3,24 @@ import Glibc
 #endif
 import CMosquitto
 import Dispatch
+import Synchronization
 import SystemSupport
 
 /// `MQTTClient` over libmosquitto.
 ///
-/// libmosquitto runs its network loop on its own thread (`mosquitto_loop_start`);
-/// its callbacks only turn into `MQTTEvent`s. Every call into the library
-/// from this side runs on `queue`, never on the cooperative pool: DNS, the
-/// TCP connect and joining the network thread may block.
+/// libmosquitto's network loop (`mosquitto_loop_forever`, in the library's
+/// threaded mode) runs on a serial Dispatch queue of its own, one run per
+/// connection; its callbacks only turn into `MQTTEvent`s. Every other call
+/// into the library runs on `queue`, never on the cooperative pool: DNS,
+/// the TCP connect and waiting for the loop to end may block.
 ///
 /// Reconnecting is the caller's job (with backoff and jitter), not the
 /// library's fixed delay: when a connection ends, the disconnect callback
-/// marks it as ended on purpose, so the network thread returns instead of
-/// retrying, and the next `connect()` starts a fresh thread.
+/// marks it as ended on purpose, so the loop returns instead of retrying,
+/// and the next `connect()` starts a fresh loop. (The loop is run here
+/// rather than by `mosquitto_loop_start` because a failed TLS handshake
+/// ends the library's loop without any callback; returning from
+/// `mosquitto_loop_forever` is the one signal that always comes.)
 public final class MosquittoClient: MQTTClient, @unchecked Sendable {
     /// What one client connects to and how.
     public struct Options: Sendable {
@@ -52,8 +57,13 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
     public let options: Options
     private let continuation: AsyncStream<MQTTEvent>.Continuation
     private let queue = DispatchQueue(label: "cast-gateway.mqtt")
+    /// Runs `mosquitto_loop_forever`, one connection at a time.
+    private let loopQueue = DispatchQueue(label: "cast-gateway.mqtt-loop")
     private let logger = Logger(label: "mqtt")
-    // On `queue` only (callbacks touch only `continuation`, `options` and `logger`):
+    /// Whether the current connection's end was already reported (by a
+    /// callback, or by the loop returning): it is reported once.
+    private let endReported = Mutex(false)
+    // On `queue` only (callbacks touch only `continuation`, `options`, `logger` and `endReported`):
     private var handle: OpaquePointer?
     private var looping = false
 
@@ -77,7 +87,7 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
         if let handle {
             if looping {
                 mosquitto_disconnect(handle)
-                mosquitto_loop_stop(handle, false)
+                loopQueue.sync {}
             }
             mosquitto_destroy(handle)
         }
@@ -126,7 +136,7 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
                 if let handle = self.handle, self.looping {
                     if let final { self.send(final, on: handle) }
                     mosquitto_disconnect(handle)
-                    mosquitto_loop_stop(handle, false)
+                    self.loopQueue.sync {}  // the loop sends both, then returns
                     self.looping = false
                 }
                 continuation.resume()
@@ -161,14 +171,14 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
         if broker.tls { try configureTLS(handle) }
 
         let rc = mosquitto_connect_async(handle, broker.host, Int32(broker.port), Int32(options.keepalive))
-        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-            throw MQTTError(.unreachable, "cannot connect to the MQTT broker \(broker): \(MosquittoClient.describe(rc)); is it running and reachable?")
-        }
-        let started = mosquitto_loop_start(handle)
-        guard started == MOSQ_ERR_SUCCESS.rawValue else {
-            throw MQTTError(.unreachable, "cannot start the MQTT network thread: \(MosquittoClient.describe(started))")
-        }
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw connectFailure(rc) }
+        endReported.withLock { $0 = false }
         looping = true
+        let context = UncheckedSendable(handle)
+        loopQueue.async {
+            let rc = mosquitto_loop_forever(context.value, -1, 1)
+            self.loopEnded(rc)
+        }
     }
 
     private func configureTLS(_ handle: OpaquePointer) throws(MQTTError) {
@@ -189,6 +199,7 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
         guard let handle = mosquitto_new(options.clientID, !options.persistentSession, context) else {
             throw MQTTError(.configuration, "libmosquitto cannot create a client with id '\(options.clientID)': \(String(cString: strerror(errno)))")
         }
+        _ = mosquitto_threaded_set(handle, true)  // the loop runs on loopQueue while `queue` publishes
         _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
         _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
         // Only reached if a disconnect ever slipped past the callback: the
@@ -222,7 +233,7 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let handle, looping else { return }
         mosquitto_disconnect(handle)
-        mosquitto_loop_stop(handle, false)
+        loopQueue.sync {}
         looping = false
     }
 
@@ -244,18 +255,38 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
             continuation.yield(.connected(sessionPresent: flags & 1 != 0))
             return
         }
-        mosquitto_disconnect(mosq)  // the thread ends; the caller retries with backoff
+        mosquitto_disconnect(mosq)  // the loop ends; the caller retries with backoff
+        endReported.withLock { $0 = true }
         let reason = String(cString: mosquitto_connack_string(code))
         let hint = (code == 4 || code == 5) ? "; check username and password-file" : ""
         continuation.yield(.refused(MQTTError(.refused, "the MQTT broker \(options.broker) refused the connection: \(reason)\(hint)")))
     }
 
     private func disconnected(_ mosq: OpaquePointer?, code: Int32) {
-        // Ends the network thread instead of letting it reconnect by itself.
+        // Ends the loop instead of letting it reconnect by itself.
         mosquitto_disconnect(mosq)
+        guard !endReported.withLock({ reported in defer { reported = true }; return reported }) else { return }
         let error = code == 0 ? nil
             : MQTTError(.connectionLost, "connection to the MQTT broker \(options.broker) lost: \(MosquittoClient.describe(code))")
         continuation.yield(.disconnected(error))
+    }
+
+    /// The loop returned (loopQueue): the end of the connection, if no callback said so.
+    private func loopEnded(_ code: Int32) {
+        guard !endReported.withLock({ reported in defer { reported = true }; return reported }) else { return }
+        guard code != MOSQ_ERR_SUCCESS.rawValue else {
+            continuation.yield(.disconnected(nil))
+            return
+        }
+        continuation.yield(.disconnected(connectFailure(code)))
+    }
+
+    /// Why a connection could not be made, with what to check.
+    private func connectFailure(_ code: Int32) -> MQTTError {
+        let hint = code == MOSQ_ERR_TLS.rawValue
+            ? "check that ca-file signs the broker's certificate and that the certificate names \(options.broker.host)"
+            : "is it running and reachable?"
+        return MQTTError(.unreachable, "cannot connect to the MQTT broker \(options.broker): \(MosquittoClient.describe(code)); \(hint)")
     }
 
     private func received(_ message: mosquitto_message) {

@@ -1,6 +1,7 @@
 // cast-gateway-bench: in-process measurements for bench/run.sh.
 //   latency  --device HOST:PORT [--count N]   command issued -> frame written (p50/p99)
 //   scenario --device HOST:PORT               connect, launch, load, pause: time and RSS
+//   fleet-node --broker URL --room R [--device HOST:PORT] [--groups A,B]   one MQTT fleet room (FleetNode.swift)
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -135,6 +136,10 @@ func benchMain() async -> Int32 {
     Logger.level = .warning
     var arguments = ArgumentReader(CommandLine.arguments.dropFirst(2))
     do {
+        if CommandLine.arguments.dropFirst().first == "fleet-node" {
+            try await fleetNode(&arguments)
+            return 0
+        }
         guard let device = try arguments.option("--device") else { throw UsageError("--device HOST:PORT is required") }
         let count = try arguments.intOption("--count", in: 1...1_000_000) ?? 10_000
         let lircdSocketOption = try arguments.option("--lircd-socket")
@@ -144,7 +149,7 @@ func benchMain() async -> Int32 {
         case "input-latency":
             guard let socket = lircdSocketOption else { throw UsageError("--lircd-socket PATH is required") }
             try await inputLatency(device: device, lircdSocket: socket, count: count)
-        default: throw UsageError("usage: cast-gateway-bench latency|scenario|input-latency --device HOST:PORT [--count N] [--lircd-socket PATH]")
+        default: throw UsageError("usage: cast-gateway-bench latency|scenario|input-latency|fleet-node --device HOST:PORT [--count N] [--lircd-socket PATH]")
         }
         return 0
     } catch {

@@ -175,9 +175,10 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
         endReported.withLock { $0 = false }
         looping = true
         let context = UncheckedSendable(handle)
-        loopQueue.async {
+        // Weak: deinit (which ends the loop) must never run on loopQueue itself.
+        loopQueue.async { [weak self] in
             let rc = mosquitto_loop_forever(context.value, -1, 1)
-            self.loopEnded(rc)
+            self?.loopEnded(rc)
         }
     }
 

@@ -5,6 +5,7 @@
 //   CastProtocol  <- CastClient <- GatewayCore <- executables
 //   SystemSupport <- TLS, CastClient, GatewayCore
 //   GatewayModel  <- GatewayCore (and later the input/output modules)
+//   CMosquitto, CastProtocol, GatewayModel, SystemSupport <- Fleet (MQTT; no Cast sessions)
 import PackageDescription
 
 let package = Package(

@@ -85,13 +85,14 @@ extension FleetSettings {
             throw FleetSettingsError(key: settings.certFile == nil ? "cert-file" : "key-file",
                                      "cert-file and key-file go together: set both for a client certificate, or neither")
         }
-        do {
-            if let path = settings.caFile { try checkPEMFile(path, what: "CA file") }
-            if let path = settings.certFile { try checkPEMFile(path, what: "client certificate") }
-            if let path = settings.keyFile { try checkPEMFile(path, what: "client key") }
-        } catch {
-            let key = error.message.contains("CA file") ? "ca-file" : error.message.contains("certificate") ? "cert-file" : "key-file"
-            throw FleetSettingsError(key: key, error.message)
+        for (key, path, what) in [("ca-file", settings.caFile, "CA file"), ("cert-file", settings.certFile, "client certificate"),
+                                  ("key-file", settings.keyFile, "client key")] {
+            guard let path else { continue }
+            do {
+                try checkPEMFile(path, what: what)
+            } catch {
+                throw FleetSettingsError(key: key, error.message)
+            }
         }
         settings.username = text("username")
         settings.passwordFile = text("password-file")

@@ -3,8 +3,9 @@
 cast-receiver-sims, one observer, all on 127.0.0.1.
 
 Each room is `cast-gateway-bench fleet-node` (FleetService + the console's
-CommandInterpreter on a real Gateway) connected over Cast/TLS to its own
-cast-receiver-sim. Every simulator logs each received message to a FIFO;
+CommandInterpreter on a real Gateway), or with --gateway run the daemon itself
+(`cast-gateway run` with a [device] and an [mqtt] section), connected over
+Cast/TLS to its own cast-receiver-sim. Every simulator logs each received message to a FIFO;
 this script reads all FIFOs and stamps each line on arrival, so "a frame
 reached the receiver" is measured on one clock, in this process.
 
@@ -164,7 +165,9 @@ def main():
     parser.add_argument("--rooms", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--play-seconds", type=float, default=10)
-    parser.add_argument("--bin", required=True, help="directory with cast-gateway-bench and cast-receiver-sim")
+    parser.add_argument("--bin", required=True, help="directory with cast-gateway-bench, cast-gateway and cast-receiver-sim")
+    parser.add_argument("--gateway", choices=["fleet-node", "run"], default="fleet-node",
+                        help="fleet-node: cast-gateway-bench fleet-node (default); run: cast-gateway run with an [mqtt] section")
     parser.add_argument("--out", required=True, help="where results-N.md goes")
     args = parser.parse_args()
     n = args.rooms
@@ -222,9 +225,16 @@ def main():
         for i in range(n):
             room = f"room-{i}"
             log = open(f"{work}/{room}.log", "w")
-            node = subprocess.Popen([f"{args.bin}/cast-gateway-bench", "fleet-node", "--broker", f"mqtt://127.0.0.1:{port}",
-                                     "--room", room, "--groups", f"bench,floor-{i // 10}",
-                                     "--device", f"127.0.0.1:{sim_ports[room]}"], stdout=log, stderr=subprocess.STDOUT)
+            if args.gateway == "run":
+                config = f"{work}/{room}.conf"
+                with open(config, "w") as f:
+                    f.write(f"[device]\nhost = 127.0.0.1:{sim_ports[room]}\n\n[mqtt]\nbroker = mqtt://127.0.0.1:{port}\n"
+                            f"room = {room}\ngroups = bench, floor-{i // 10}\nha-discovery = false\n")
+                command = [f"{args.bin}/cast-gateway", "run", "--config", config]
+            else:
+                command = [f"{args.bin}/cast-gateway-bench", "fleet-node", "--broker", f"mqtt://127.0.0.1:{port}",
+                           "--room", room, "--groups", f"bench,floor-{i // 10}", "--device", f"127.0.0.1:{sim_ports[room]}"]
+            node = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
             processes.append(node)
             nodes.append(node)
         wait_until(lambda: observer.count(lambda o: sum(v == "online" for v in o.availability.values()) == n), 60,
@@ -271,7 +281,7 @@ def main():
         rss = {k: [rss_kb(p.pid) for p in v] for k, v in watched.items()}
 
         lines = [
-            f"### N = {n} rooms ({args.rounds} group commands, {os.cpu_count()} cores)",
+            f"### N = {n} rooms ({args.gateway}, {args.rounds} group commands, {os.cpu_count()} cores)",
             "",
             "| measure | value |",
             "|---|---|",

@@ -5,6 +5,7 @@
 //   CastProtocol  <- CastClient <- GatewayCore <- executables
 //   SystemSupport <- TLS, CastClient, GatewayCore
 //   GatewayModel  <- GatewayCore (and later the input/output modules)
+//   CMosquitto, CastProtocol, GatewayModel, SystemSupport <- Fleet (MQTT; no Cast sessions)
 import PackageDescription
 
 let package = Package(
@@ -32,6 +33,11 @@ let package = Package(
             pkgConfig: "libgpiod",
             providers: [.apt(["libgpiod-dev"])]
         ),
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
         .target(
             name: "CShims",
             dependencies: ["COpenSSL", "CGPIOD"]
@@ -49,6 +55,7 @@ let package = Package(
         .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport"]),
         .target(name: "RemoteInput", dependencies: ["CShims", "GatewayModel", "SystemSupport"]),
         .target(name: "StatusOutput", dependencies: ["CastProtocol", "CShims", "GatewayModel", "SystemSupport"]),
+        .target(name: "Fleet", dependencies: ["CMosquitto", "CastProtocol", "GatewayModel", "SystemSupport"]),
 
         // MARK: Core and tools
         .target(
@@ -57,7 +64,7 @@ let package = Package(
         ),
         .target(
             name: "Daemon",
-            dependencies: ["CastClient", "Discovery", "GatewayCore", "GatewayModel", "RemoteInput", "StatusOutput", "SystemSupport"]
+            dependencies: ["CastClient", "Discovery", "Fleet", "GatewayCore", "GatewayModel", "RemoteInput", "StatusOutput", "SystemSupport"]
         ),
         .target(
             name: "ReceiverSimulator",
@@ -75,7 +82,7 @@ let package = Package(
 
         .executableTarget(
             name: "cast-gateway-bench",
-            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "RemoteInput", "TLS", "SystemSupport"],
+            dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Fleet", "RemoteInput", "TLS", "SystemSupport"],
             path: "bench/Sources"
         ),
 
@@ -107,6 +114,10 @@ let package = Package(
             name: "GatewayCoreTests",
             dependencies: ["GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "SystemSupport",
                            "TestSupport"]
+        ),
+        .testTarget(
+            name: "FleetTests",
+            dependencies: ["Fleet", "CastProtocol", "GatewayModel", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "IntegrationTests",

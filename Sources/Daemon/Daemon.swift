@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CastClient
 import Discovery
+import Fleet
 import GatewayCore
 import GatewayModel
 import RemoteInput
@@ -72,7 +73,7 @@ public final class Daemon: Sendable {
     public func services(discovery: DeviceDiscovery?, reloadSignals: [Int32] = [SIGHUP],
                          watchdog: Duration? = nil) -> [any Service] {
         let gateway = self.gateway, sink = inputs.sink, timeSource = self.timeSource, pushes = self.pushes
-        let interpreter = self.interpreter()
+        let interpreter = self.interpreter(), version = self.version, startedAt = timeSource.now
         var services: [any Service] = [
             ReconfigurableService(name: "leds", settings: settings, part: \.leds) { leds in
                 leds.lines.isEmpty ? nil : LEDService(settings: leds, gateway: gateway, timeSource: timeSource)
@@ -104,6 +105,16 @@ public final class Daemon: Sendable {
                     SerialConsole(path: device, baud: console.baud, pushes: pushes.subscribe().compacted(), timeSource: timeSource) { line in
                         await interpreter.run(line)
                     }
+                }
+            },
+            ReconfigurableService(name: "mqtt", settings: settings, part: \.mqtt) { mqtt in
+                mqtt.fleet.map { fleet in
+                    FleetService(settings: fleet, handler: FleetCommands(interpreter: interpreter), states: { gateway.states() },
+                                 extras: FleetStatusExtras(version: version, startedAt: startedAt), timeSource: timeSource,
+                                 onStatusChange: { status in
+                                     // From the MQTT client's queue into the gateway's actor; nothing waits for it.
+                                     Task { await gateway.setServiceProblem(status.problem.map { "mqtt: \($0)" }, for: "mqtt") }
+                                 })
                 }
             },
             StatusReporterService(gateway: gateway, notifier: notifier, pushes: pushes),

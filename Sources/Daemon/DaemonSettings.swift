@@ -1,3 +1,4 @@
+import Fleet
 import GatewayCore
 import GatewayModel
 import RemoteInput
@@ -32,6 +33,7 @@ public struct DaemonSettings: Sendable, Equatable {
     public var console = ConsoleSettings()
     public var leds = LEDSettings()
     public var keymaps: [InputEvent.Source: KeymapSettings] = [:]
+    public var mqtt = MQTTSettings()
     /// The board profile in force, if any.
     public var board: BoardProfile.Facts?
     /// Which inputs the file itself asks for (its section or keymap is
@@ -47,7 +49,7 @@ public struct DaemonSettings: Sendable, Equatable {
     static let knownSections: [String] = [
         LogSettings.sectionName, DeviceSettings.sectionName, CastSettings.sectionName, PresetSettings.sectionName,
         LircSettings.sectionName, CecSettings.sectionName, EvdevSettings.sectionName, ConsoleSettings.sectionName,
-        LEDSettings.sectionName, BoardChoice.sectionName,
+        LEDSettings.sectionName, BoardChoice.sectionName, MQTTSettings.sectionName,
     ] + KeymapSettings.sources.map(KeymapSettings.sectionName(for:))
 
     /// Parses `file` (with `board`'s defaults beneath it). `isProfile`: the
@@ -69,6 +71,7 @@ public struct DaemonSettings: Sendable, Equatable {
         evdev = try merged.settings(EvdevSettings.self)
         console = try merged.settings(ConsoleSettings.self)
         leds = try merged.settings(LEDSettings.self)
+        mqtt = try merged.settings(MQTTSettings.self)
         for source in KeymapSettings.sources {
             keymaps[source] = try KeymapSettings(source: source, file: merged)
         }

@@ -45,6 +45,7 @@ public struct CommandInterpreter: Sendable {
                 if state.link == .connected {
                     lines.append("  device authentication: \(state.authentication)" + (state.authenticationProblem.map { ": \($0)" } ?? ""))
                 }
+                for (_, problem) in state.serviceProblems.sorted(by: { $0.key < $1.key }) { lines.append("  \(problem)") }
                 for (source, problem) in state.inputProblems.sorted(by: { $0.key < $1.key }) {
                     lines.append("  \(source): \(problem)")
                 }

@@ -46,7 +46,7 @@ public enum ConsoleCommand: Sendable, Equatable {
         play | pause | toggle | stop | next | prev
         seek +S | -S | S | mm:ss   relative or absolute seek
         vol N | +N | -N        volume 0-100, or step up/down
-        mute                   toggle mute
+        mute [on | off]        toggle mute, or set it
         subs next | off | N    cycle subtitles, turn them off, or pick track N
         cast URL [TITLE]       play a URL now
         queue URL              add a URL to the queue
@@ -81,7 +81,13 @@ public enum ConsoleCommand: Sendable, Equatable {
         case "stop": self = try noArguments(.action(.stop))
         case "next": self = try noArguments(.action(.next))
         case "prev", "previous": self = try noArguments(.action(.previous))
-        case "mute": self = try noArguments(.action(.toggleMute))
+        case "mute":
+            switch arguments {
+            case []: self = .action(.toggleMute)
+            case ["on"]: self = .action(.setMuted(true))
+            case ["off"]: self = .action(.setMuted(false))
+            default: throw UsageError("usage: mute [on|off]")
+            }
         case "use":
             guard !arguments.isEmpty else { throw UsageError("usage: use NAME|ID") }
             self = .use(arguments.joined(separator: " "))

@@ -48,6 +48,7 @@ extension Gateway {
         case .volumeDown(let step): try await client.adjustVolume(by: -step)
         case .setVolume(let level): try await client.setVolume(level: level)
         case .toggleMute: try await client.toggleMute()
+        case .setMuted(let muted): try await client.setMuted(muted)
         case .cycleSubtitles: try await client.cycleSubtitles()
         case .subtitlesOff: try await client.subtitlesOff()
         case .cycleAudioTrack: try await client.cycleAudioTrack()

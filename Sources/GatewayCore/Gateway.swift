@@ -34,6 +34,7 @@ public actor Gateway {
     public private(set) var recentInputs: [(event: InputEvent, action: Action?)] = []
     private var inputProblems: [String: String] = [:]
     private var configProblem: String?
+    private var serviceProblems: [String: String] = [:]
     private var tvControl: (any TVControl)?
     /// Credentials typed at runtime (`creds`): they outlive reconnects and new
     /// clients (a named device that leaves and returns) until cleared. nil: none typed.
@@ -114,6 +115,13 @@ public actor Gateway {
             logger.notice("device changed by the configuration: \(describe(target))")
             await reconcileTarget()
         }
+        publish()
+    }
+
+    /// Records whether a service (`mqtt`) works (`problem` nil) or why not: shown in `status`.
+    public func setServiceProblem(_ problem: String?, for service: String) {
+        guard serviceProblems[service] != problem else { return }
+        serviceProblems[service] = problem
         publish()
     }
 
@@ -359,6 +367,7 @@ public actor Gateway {
         var state = GatewayState()
         state.inputProblems = inputProblems
         state.configProblem = configProblem
+        state.serviceProblems = serviceProblems
         state.devices = discovery.devices
         state.discoveryProblem = discovery.problem
         if let snapshot = clientState {

@@ -17,6 +17,8 @@ public enum Action: Sendable, Equatable, Hashable {
     /// Set the device volume (0...1).
     case setVolume(Double)
     case toggleMute
+    /// Mute (true) or unmute (false), whatever the current state.
+    case setMuted(Bool)
     case cycleSubtitles
     case subtitlesOff
     case cycleAudioTrack
@@ -54,6 +56,7 @@ public enum Action: Sendable, Equatable, Hashable {
         case .volumeDown(let step): step == Action.defaultVolumeStep ? "volume-down" : "volume-down:\(Action.format(step * 100))"
         case .setVolume(let level): "volume=\(Action.format(level * 100))"
         case .toggleMute: "mute"
+        case .setMuted(let muted): muted ? "mute-on" : "mute-off"
         case .cycleSubtitles: "subtitles"
         case .subtitlesOff: "subtitles-off"
         case .cycleAudioTrack: "audio-track"
@@ -74,7 +77,7 @@ public enum Action: Sendable, Equatable, Hashable {
             "play": .play, "pause": .pause, "toggle": .toggle, "play-pause": .toggle, "stop": .stop,
             "next": .next, "previous": .previous, "prev": .previous,
             "volume-up": .volumeUp(Action.defaultVolumeStep), "volume-down": .volumeDown(Action.defaultVolumeStep),
-            "mute": .toggleMute, "subtitles": .cycleSubtitles, "subtitles-off": .subtitlesOff,
+            "mute": .toggleMute, "mute-on": .setMuted(true), "mute-off": .setMuted(false), "subtitles": .cycleSubtitles, "subtitles-off": .subtitlesOff,
             "audio-track": .cycleAudioTrack, "launch-app": .launchApp, "stop-app": .stopApp,
             "next-device": .selectNextDevice, "tv-on": .tvPowerOn, "tv-standby": .tvStandby, "none": .none,
         ]
@@ -101,7 +104,7 @@ public enum Action: Sendable, Equatable, Hashable {
     /// Every form of action name, for help texts and error messages.
     public static let nameForms = [
         "play", "pause", "toggle", "stop", "next", "previous", "seek+N", "seek-N", "seek=N", "volume-up[:PERCENT]",
-        "volume-down[:PERCENT]", "volume=PERCENT", "mute", "subtitles", "subtitles-off", "audio-track", "rate=R",
+        "volume-down[:PERCENT]", "volume=PERCENT", "mute", "mute-on", "mute-off", "subtitles", "subtitles-off", "audio-track", "rate=R",
         "launch-app", "stop-app", "preset-0..9", "next-device", "tv-on", "tv-standby", "none",
     ]
 

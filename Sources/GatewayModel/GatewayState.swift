@@ -56,6 +56,8 @@ public struct GatewayState: Sendable, Equatable {
     public var discoveryProblem: String?
     /// Remote inputs that are configured but not working, by source (`lirc`, `cec`).
     public var inputProblems: [String: String] = [:]
+    /// Services that are configured but not working, by name (`mqtt`).
+    public var serviceProblems: [String: String] = [:]
     /// A configuration file that a reload refused (the running one stays in force).
     public var configProblem: String?
     /// Device authentication of the receiver: off, pending, ok, ok (audio only), failed (CODE).

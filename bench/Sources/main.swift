@@ -2,6 +2,7 @@
 //   latency  --device HOST:PORT [--count N]   command issued -> frame written (p50/p99)
 //   scenario --device HOST:PORT               connect, launch, load, pause: time and RSS
 //   json [--members N] [--count RUNS]          parse time of an N-member object vs an N-element array
+//   fleet-node --broker URL --room R [--device HOST:PORT] [--groups A,B]   one MQTT fleet room (FleetNode.swift)
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -141,6 +142,10 @@ func benchMain() async -> Int32 {
             try JSONParseBench.run(members: members, runs: try arguments.intOption("--count", in: 1...10_000) ?? 50)
             return 0
         }
+        if CommandLine.arguments.dropFirst().first == "fleet-node" {
+            try await fleetNode(&arguments)
+            return 0
+        }
         guard let device = try arguments.option("--device") else { throw UsageError("--device HOST:PORT is required") }
         let count = try arguments.intOption("--count", in: 1...1_000_000) ?? 10_000
         let lircdSocketOption = try arguments.option("--lircd-socket")
@@ -150,7 +155,7 @@ func benchMain() async -> Int32 {
         case "input-latency":
             guard let socket = lircdSocketOption else { throw UsageError("--lircd-socket PATH is required") }
             try await inputLatency(device: device, lircdSocket: socket, count: count)
-        default: throw UsageError("usage: cast-gateway-bench latency|scenario|input-latency --device HOST:PORT [--count N] [--lircd-socket PATH] | json [--members N] [--count RUNS]")
+        default: throw UsageError("usage: cast-gateway-bench latency|scenario|input-latency --device HOST:PORT [--count N] [--lircd-socket PATH] | json [--members N] [--count RUNS] | fleet-node --broker URL --room R")
         }
         return 0
     } catch {

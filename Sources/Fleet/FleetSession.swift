@@ -1,0 +1,261 @@
+import CastProtocol
+import GatewayModel
+import SystemSupport
+
+/// One `FleetService.run()`: a single loop that handles everything in turn
+/// (state snapshots, MQTT events, timers, command replies), so its state
+/// needs no lock. Child tasks only wait (for the next state, event, command
+/// or deadline) and feed the loop; nothing here blocks.
+final class FleetSession {
+    enum Input: Sendable {
+        case state(GatewayState)
+        case mqtt(MQTTEvent)
+        case attemptFailed(attempt: Int, MQTTError)
+        case connectTimedOut(attempt: Int)
+        case reconnectDue
+        case flushDue
+        case replied(FleetCommandRequest, FleetReply)
+    }
+
+    enum Connection: Equatable {
+        /// Waiting for the backoff delay before the next attempt.
+        case waiting
+        case connecting(attempt: Int)
+        case connected
+    }
+
+    private let service: FleetService
+    private let client: any MQTTClient
+    private let topics: FleetTopics
+    private let logger = Logger(label: "mqtt")
+    private let inputs: AsyncStream<Input>
+    private let feed: AsyncStream<Input>.Continuation
+    private let commands: AsyncStream<FleetCommandRequest>
+    private let commandFeed: AsyncStream<FleetCommandRequest>.Continuation
+
+    private var connection = Connection.waiting
+    private var attempts = 0
+    private var backoff = Backoff(initial: .seconds(1), maximum: .seconds(60), jitter: 0.5)
+    private var recurring = RecurringProblem()
+    private var latest: GatewayState?
+    private var published: GatewayState?
+    private var dirty = false
+    private var lastPublish: Duration?
+    private var flushArmed = false
+
+    /// Commands waiting for the handler; more are refused, not queued without bound.
+    static let commandQueueLimit = 64
+
+    init(service: FleetService, client: any MQTTClient) {
+        self.service = service
+        self.client = client
+        topics = service.settings.topics
+        (inputs, feed) = AsyncStream.makeStream(of: Input.self)
+        (commands, commandFeed) = AsyncStream.makeStream(of: FleetCommandRequest.self,
+                                                         bufferingPolicy: .bufferingOldest(FleetSession.commandQueueLimit))
+    }
+
+    func run() async {
+        await withDiscardingTaskGroup { group in
+            let feed = self.feed, client = self.client, states = service.states, handler = service.handler
+            let commands = self.commands
+            group.addTask {
+                for await state in states() { feed.yield(.state(state)) }
+            }
+            group.addTask {
+                for await event in client.events { feed.yield(.mqtt(event)) }
+            }
+            // One command at a time, in arrival order.
+            group.addTask {
+                for await request in commands {
+                    let reply = await handler.run(request.line)
+                    feed.yield(.replied(request, reply))
+                }
+            }
+            startAttempt(in: &group)
+            for await input in inputs {
+                handle(input, in: &group)
+            }
+            // Cancelled: say goodbye (a clean DISCONNECT suppresses the Last Will).
+            commandFeed.finish()
+            let goodbye = connection == .connected
+                ? MQTTMessage(topic: topics.availability, text: "offline", qos: 1, retain: true) : nil
+            await client.disconnect(after: goodbye)
+            service.update(FleetStatus(connected: false, problem: nil))
+            group.cancelAll()
+        }
+    }
+
+    private func handle(_ input: Input, in group: inout DiscardingTaskGroup) {
+        switch input {
+        case .state(let state):
+            latest = state
+            if state != published {
+                dirty = true
+                flushIfDue(in: &group)
+            }
+        case .flushDue:
+            flushArmed = false
+            flushIfDue(in: &group)
+        case .mqtt(.connected(let sessionPresent)):
+            connected(sessionPresent: sessionPresent, in: &group)
+        case .mqtt(.refused(let error)):
+            if connection != .waiting { failed(error, in: &group) }
+        case .mqtt(.disconnected(let error)):
+            if connection != .waiting {
+                failed(error ?? MQTTError(.connectionLost, "the MQTT broker \(service.settings.broker) closed the connection"), in: &group)
+            }
+        case .mqtt(.message(let message)):
+            received(message)
+        case .attemptFailed(let attempt, let error):
+            if connection == .connecting(attempt: attempt) { failed(error, in: &group) }
+        case .connectTimedOut(let attempt):
+            if connection == .connecting(attempt: attempt) {
+                failed(MQTTError(.timeout, "no answer from the MQTT broker \(service.settings.broker) within \(FleetService.connectTimeout.secondsText)"), in: &group)
+            }
+        case .reconnectDue:
+            if connection == .waiting { startAttempt(in: &group) }
+        case .replied(let request, let reply):
+            publishReply(id: request.id, ok: reply.ok, lines: scrubbed(reply.lines, for: request.line))
+        }
+    }
+
+    // MARK: Connection
+
+    private func startAttempt(in group: inout DiscardingTaskGroup) {
+        attempts += 1
+        let attempt = attempts
+        connection = .connecting(attempt: attempt)
+        let client = self.client, feed = self.feed, time = service.timeSource
+        group.addTask {
+            do {
+                try await client.connect()
+            } catch let error as MQTTError {
+                feed.yield(.attemptFailed(attempt: attempt, error))
+            } catch {
+                feed.yield(.attemptFailed(attempt: attempt, MQTTError(.unreachable, "\(error)")))
+            }
+        }
+        group.addTask {
+            guard (try? await time.sleep(for: FleetService.connectTimeout)) != nil else { return }
+            feed.yield(.connectTimedOut(attempt: attempt))
+        }
+    }
+
+    private func connected(sessionPresent: Bool, in group: inout DiscardingTaskGroup) {
+        connection = .connected
+        backoff.reset()
+        recurring.clear()
+        service.update(FleetStatus(connected: true, problem: nil))
+        let settings = service.settings
+        logger.notice("connected to \(settings.broker) as room \(settings.room) (client id \(settings.clientID)\(sessionPresent ? ", session resumed" : ""))")
+        // Subscribed on every connection: the broker may have lost the session.
+        var filters = topics.commandTopics
+        if settings.haDiscovery { filters.append(HomeAssistantDiscovery.statusTopic(settings)) }
+        client.subscribe(filters, qos: 1)
+        client.publish(MQTTMessage(topic: topics.availability, text: "online", qos: 1, retain: true))
+        if settings.haDiscovery { publishDiscovery() }
+        if latest != nil {
+            dirty = true
+            flushIfDue(in: &group)
+        }
+    }
+
+    private func failed(_ error: MQTTError, in group: inout DiscardingTaskGroup) {
+        connection = .waiting
+        service.update(FleetStatus(connected: false, problem: error.message))
+        recurring.report(error.message, to: logger)
+        let delay = backoff.nextDelay()
+        logger.debug("next MQTT connection attempt in \(delay.secondsText)")
+        let feed = self.feed, time = service.timeSource
+        group.addTask {
+            guard (try? await time.sleep(for: delay)) != nil else { return }
+            feed.yield(.reconnectDue)
+        }
+    }
+
+    // MARK: State, coalesced
+
+    /// Publishes the newest state now if the last publish is old enough,
+    /// otherwise once it is (trailing edge): never more than one per interval.
+    private func flushIfDue(in group: inout DiscardingTaskGroup) {
+        guard connection == .connected, dirty, let state = latest else { return }
+        let now = service.timeSource.now
+        if let last = lastPublish, now - last < FleetService.publishInterval {
+            guard !flushArmed else { return }
+            flushArmed = true
+            let wait = last + FleetService.publishInterval - now
+            let feed = self.feed, time = service.timeSource
+            group.addTask {
+                guard (try? await time.sleep(for: wait)) != nil else { return }
+                feed.yield(.flushDue)
+            }
+            return
+        }
+        let document = FleetStateDocument.render(state, extras: service.extras, now: now)
+        client.publish(MQTTMessage(topic: topics.state, payload: document.serializedBytes, qos: 1, retain: true))
+        published = state
+        dirty = false
+        lastPublish = now
+    }
+
+    private func publishDiscovery() {
+        for message in HomeAssistantDiscovery.messages(settings: service.settings, version: service.extras.version) {
+            client.publish(message)
+        }
+    }
+
+    // MARK: Commands
+
+    private func received(_ message: MQTTMessage) {
+        let settings = service.settings
+        if settings.haDiscovery, message.topic == HomeAssistantDiscovery.statusTopic(settings) {
+            // Home Assistant restarted: send the configs again in case its broker forgot them.
+            if message.payload == Array("online".utf8), connection == .connected { publishDiscovery() }
+            return
+        }
+        guard topics.commandTopics.contains(message.topic) else {
+            logger.debug("ignoring a message on \(message.topic)")
+            return
+        }
+        guard !message.retain else {
+            logger.warning("ignoring a retained command on \(message.topic): it would run again at every reconnect; publish commands without the retain flag (clear it with an empty retained message)")
+            return
+        }
+        let request: FleetCommandRequest
+        switch FleetCommandPayload.parse(message.payload) {
+        case .failure(let error):
+            logger.info("command on \(message.topic) rejected: \(error.message)")
+            publishReply(id: error.id, ok: false, lines: ["error: \(error.message)"])
+            return
+        case .success(let parsed):
+            request = parsed
+        }
+        let shown = FleetCommandPayload.redacted(request.line)
+        if FleetCommandPayload.isCredentialCommand(request.line), !settings.allowCredentials {
+            logger.info("command on \(message.topic) refused: \(shown) (allow-credentials is off)")
+            publishReply(id: request.id, ok: false,
+                         lines: ["error: creds is not accepted over MQTT; set allow-credentials = true in [mqtt] to allow it"])
+            return
+        }
+        logger.info("command on \(message.topic): \(shown)")
+        if case .dropped = commandFeed.yield(request) {
+            publishReply(id: request.id, ok: false,
+                         lines: ["error: \(FleetSession.commandQueueLimit) commands are already waiting; try again later"])
+        }
+    }
+
+    private func publishReply(id: JSONValue, ok: Bool, lines: [String]) {
+        client.publish(MQTTMessage(topic: topics.reply, payload: FleetCommandPayload.reply(id: id, ok: ok, lines: lines),
+                                   qos: 1, retain: false))
+    }
+
+    /// A `creds` secret never leaves in a reply, whatever the handler said.
+    private func scrubbed(_ lines: [String], for line: String) -> [String] {
+        guard FleetCommandPayload.isCredentialCommand(line) else { return lines }
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        let secret = words.dropFirst().joined(separator: " ")
+        guard secret.count >= 3, secret != "clear" else { return lines }
+        return lines.map { $0.replacing(secret, with: "<redacted>") }
+    }
+}

@@ -19,6 +19,7 @@ apt-get install -y -qq --no-install-recommends \
     liblirc-dev lirc libgpiod-dev libcec-dev libp8-platform-dev libudev-dev \
     qemu-system-x86 busybox-static v4l-utils ir-keytable cpio kmod make gcc \
     linux-headers-amd64 \
+    libmosquitto-dev mosquitto mosquitto-clients openssl \
     python3 python3-venv python3-pip \
     binutils debootstrap ca-certificates >/dev/null
 echo "install-build-deps: ok ($(swift --version 2>/dev/null | head -1))"

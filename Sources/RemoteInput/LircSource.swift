@@ -45,8 +45,8 @@ public struct LircSource: ReopenableDevice {
         let fd: Int32
         do {
             fd = try UnixSocket.connectStream(to: path)  // closes its socket when connect fails
-        } catch {
-            throw DeviceProblem.retry("cannot connect to lircd at \(path): \(error); is lircd running?")
+        } catch let error as SystemError {
+            throw DeviceProblem.retry("cannot connect to lircd at \(path) (\(String(cString: strerror(error.errno)))): is lircd running?")
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         Logger(label: "lirc").notice("connected to lircd at \(path)")

@@ -77,9 +77,9 @@ public struct ReopeningSource<Device: ReopenableDevice>: Service {
             }
             if Task.isCancelled { return }
             if quiet {
-                logger.debug(problem + "; retrying")
+                logger.debug(problem + " (retrying)")
             } else {
-                recurring.report(problem + "; retrying", to: logger)
+                recurring.report(problem + " (retrying)", to: logger)
                 await availability(problem)
             }
             try await timeSource.sleep(for: backoff.nextDelay())

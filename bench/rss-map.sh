@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Where a process's resident memory is: RSS per mapping (the binary, each
+# shared library, the heap and anonymous memory, stacks), from
+# /proc/PID/smaps, largest first, as a Markdown table.
+#
+#   bench/rss-map.sh PID
+set -euo pipefail
+usage() { echo "usage: bench/rss-map.sh PID   (RSS of each mapping of process PID, from /proc/PID/smaps)"; }
+case "${1:-}" in
+    -h|--help) usage; exit 0 ;;
+    "") usage >&2; exit 64 ;;
+esac
+pid=$1
+[ -r "/proc/$pid/smaps" ] || { echo "rss-map: no readable /proc/$pid/smaps: is $pid a running process of yours?" >&2; exit 1; }
+{
+    echo "| mapping | RSS (kB) |"
+    echo "|---|---|"
+    awk '
+        /^[0-9a-f]+-[0-9a-f]+ / {
+            name = ($6 == "") ? "[anonymous]" : $6
+            sub(/.*\//, "", name)            # the file name, not its directory
+            if (name ~ /^\[stack/) name = "[stack]"
+            next
+        }
+        /^Rss:/ { rss[name] += $2; total += $2 }
+        END {
+            for (name in rss) if (rss[name] > 0) printf "%d\t%s\n", rss[name], name
+            printf "%d\t**total**\n", total
+        }' "/proc/$pid/smaps" | sort -rn | awk -F'\t' '{ printf "| %s | %d |\n", $2, $1 }'
+}

@@ -1,5 +1,5 @@
 extension FleetSettings {
-    /// Every key `parse` accepts, in the order docs/fleet.md lists them.
+    /// Every key `parse` accepts, in the order the README lists them.
     public static let keys = ["broker", "ca-file", "cert-file", "key-file", "username", "password-file", "room",
                               "client-id", "topic-prefix", "keepalive", "groups", "allow-credentials", "ha-discovery",
                               "ha-prefix", "ha-presets"]

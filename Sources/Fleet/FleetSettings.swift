@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// The `[mqtt]` section: which broker, who we are there, and what we publish.
-/// Built by `FleetSettings.parse` from the section's keys (see docs/fleet.md).
+/// Built by `FleetSettings.parse` from the section's keys (see the README, "Fleet and Home Assistant").
 public struct FleetSettings: Sendable, Equatable {
     /// `mqtt://HOST[:PORT]` (default port 1883) or `mqtts://HOST[:PORT]` (8883).
     public struct Broker: Sendable, Equatable, CustomStringConvertible {

@@ -32,6 +32,9 @@ public struct CastSettings: SettingsSection {
         mediaCredentials = try CastSettings.credentials(&section, value: "media-credentials", type: "media-credentials-type")
         authentication = try section.value("authentication", expected: "off, warn or require", AuthenticationPolicy.init(rawValue:)) ?? .warn
         trustAnchors = try section.string("trust-anchors")
+        if authentication == .require, trustAnchors == nil, let entry = section.entry("authentication") {
+            throw section.error(entry, "require needs [cast] trust-anchors = DIR (the Cast root certificates to check receivers against)")
+        }
     }
 
     /// Receiver app ids are short tokens of letters, digits, `_`, `-` and `.`.

@@ -83,4 +83,37 @@ final class DaemonTests: XCTestCase {
         XCTAssertEqual(daemon.waitForExit(timeout: 5), 0, daemon.allOutput)
         XCTAssertNotNil(daemon.waitForLine(containing: "stopping (signal 15)"))
     }
+
+    /// `systemctl reload`: SIGHUP re-reads the file under a playing session.
+    func testSighupReloadsTheFileWithoutTouchingTheSessionAndABrokenFileChangesNothing() throws {
+        let directory = try temporaryDirectory(self)
+        let simulator = try SimulatorProcess(directory: directory)
+        defer { simulator.stop() }
+        let config = directory.appendingPathComponent("gateway.conf")
+        try "[device]\nhost = \(simulator.device)\n[console]\ndevice = none\n[log]\nlevel = info\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        let daemon = try ManagedProcess(BuildProducts.path("cast-gateway"), ["run", "--config", config.path])
+        defer { daemon.stop() }
+        XCTAssertNotNil(daemon.waitForLine(containing: "* IDLE"), daemon.allOutput)
+        XCTAssertEqual(try runGateway(["cast", "http://media.test/a.mp4", "--device", simulator.device, "--title", "Film"]).status, 0)
+        XCTAssertNotNil(daemon.waitForLine(containing: #"* PLAYING "Film""#), daemon.allOutput)
+
+        try "[device]\nhost = \(simulator.device)\n[console]\ndevice = none\n[log]\nlevel = debug\n[presets]\n1 = http://media.test/one.mp4\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        kill(daemon.pid, SIGHUP)
+        XCTAssertNotNil(daemon.waitForLine(containing: "configuration reloaded from"), daemon.allOutput)
+        XCTAssertNotNil(daemon.waitForLine(containing: " debug "), "the new log level applies: \(daemon.allOutput)")
+
+        try "[device]\nhost = \(simulator.device)\n[log]\nlevel = loud\n".write(to: config, atomically: true, encoding: .utf8)
+        kill(daemon.pid, SIGHUP)
+        let refused = daemon.waitForLine(containing: "configuration not reloaded")
+        XCTAssertNotNil(refused, daemon.allOutput)
+        XCTAssertTrue(refused?.contains("gateway.conf:4: [log] level") ?? false, refused ?? "")
+        XCTAssertEqual(daemon.stderr.filter { $0.contains("[log] level") }.count, 1, "one failure, one message: \(daemon.allOutput)")
+        XCTAssertTrue(daemon.isRunning)
+        XCTAssertEqual(daemon.stderr.filter { $0.contains("cast: connected to") }.count, 1, "the reloads must not reconnect: \(daemon.allOutput)")
+        XCTAssertEqual(simulator.payloads(ofType: "LAUNCH").count, 1, "nor relaunch")
+        XCTAssertEqual(try runGateway(["control", "pause", "--device", simulator.device]).status, 0)
+        XCTAssertNotNil(daemon.waitForLine(containing: #"* PAUSED "Film""#), "the session is untouched: \(daemon.allOutput)")
+    }
 }

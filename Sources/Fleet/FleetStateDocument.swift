@@ -12,13 +12,6 @@ import GatewayModel
 public enum FleetStateDocument {
     /// The state at `now` (seconds on the gateway's monotonic clock).
     public static func render(_ state: GatewayState, extras: FleetStatusExtras, now: Duration) -> JSONValue {
-        let link: String = switch state.link {
-        case .noDevice: "no-device"
-        case .connecting: "connecting"
-        case .connected: "connected"
-        case .reconnecting: "reconnecting"
-        case .searching: "searching"
-        }
         let deviceID = state.devices.first { $0.address == state.deviceAddress }?.id
         let device: JSONValue = ["name": .string(state.deviceName), "id": string(deviceID),
                                  "address": .string(state.deviceAddress)]
@@ -28,11 +21,11 @@ public enum FleetStateDocument {
             inputs[source] = .string(problem)
         }
         let position = state.position(at: now.seconds).map { JSONValue.number(tenths($0)) } ?? .null
-        let volume = state.volume.flatMap(percent).map(JSONValue.int) ?? .null
+        let volume = state.volumePercent.map(JSONValue.int) ?? .null
         let error: JSONValue = state.lastError.map { ["code": .string($0.code), "message": .string($0.message)] } ?? .null
         let uptime = max(0, (now - extras.startedAt).components.seconds)
         return [
-            "link": .string(link),
+            "link": .string(state.link.name),
             "device": device,
             "app": string(state.appName),
             "appId": string(state.appID),
@@ -55,12 +48,5 @@ public enum FleetStateDocument {
     private static func tenths(_ value: Double) -> Double {
         guard value.isFinite else { return 0 }
         return (value * 10).rounded() / 10
-    }
-
-    /// 0...1 as a whole percent, nil when not a finite number.
-    private static func percent(_ level: Double) -> Int? {
-        guard level.isFinite else { return nil }
-        let clamped = min(max(level, 0), 1)
-        return Int((clamped * 100).rounded())
     }
 }

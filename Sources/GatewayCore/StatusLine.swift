@@ -36,8 +36,8 @@ public enum StatusLine {
                 parts.append(duration.map { "\(clock(position))/\(clock($0))" } ?? clock(position))
             }
         }
-        if let volume = state.volume {
-            parts.append("vol \(percent(volume))%" + (state.muted ? " muted" : ""))
+        if state.volume != nil {
+            parts.append("vol \(state.volumePercent ?? 0)%" + (state.muted ? " muted" : ""))
         }
         if let error = state.lastError { parts.append("(last error: \(error.message))") }
         return "* " + parts.joined(separator: " ")
@@ -51,14 +51,6 @@ public enum StatusLine {
         let hours = total / 3600, minutes = (total % 3600) / 60, secs = total % 60
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return hours > 0 ? "\(hours):\(two(minutes)):\(two(secs))" : "\(two(minutes)):\(two(secs))"
-    }
-}
-
-extension StatusLine {
-    /// A volume level as a whole percentage, clamped to 0...100 (NaN counts as 0).
-    public static func percent(_ level: Double) -> Int {
-        let bounded = level.isNaN ? 0 : min(max(level, CastLimits.volumeLevels.lowerBound), CastLimits.volumeLevels.upperBound)
-        return Int((bounded * 100).rounded())
     }
 }
 
@@ -85,21 +77,14 @@ public struct StatusAnnouncer: Sendable {
 extension StatusLine {
     /// The state as one JSON object (the console's json mode), position extrapolated to `now`.
     public static func json(_ state: GatewayState, now: Double) -> String {
-        let link: String = switch state.link {
-        case .noDevice: "no-device"
-        case .connecting: "connecting"
-        case .connected: "connected"
-        case .reconnecting: "reconnecting"
-        case .searching: "searching"
-        }
-        var object: JSONObject = ["type": "status", "link": .string(link), "device": .string(state.deviceName),
+        var object: JSONObject = ["type": "status", "link": .string(state.link.name), "device": .string(state.deviceName),
                                   "address": .string(state.deviceAddress), "player": .string(state.player.rawValue)]
         if let app = state.appName { object["app"] = .string(app) }
         if let appID = state.appID { object["appId"] = .string(appID) }
         if let title = state.title { object["title"] = .string(title) }
         if let position = state.position(at: now) { object["position"] = .number((position * 10).rounded() / 10) }
         if let duration = state.duration { object["duration"] = .number(duration) }
-        if let volume = state.volume { object["volume"] = .int(percent(volume)) }
+        if let volume = state.volumePercent { object["volume"] = .int(volume) }
         object["muted"] = .bool(state.muted)
         object["authentication"] = .string(state.authentication)
         if state.audioOnly { object["audioOnly"] = .bool(true) }
@@ -117,7 +102,7 @@ extension StatusLine {
         case .reconnecting: "reconnecting"
         case .searching(let query): "searching \(query)"
         }
-        let volume = state.volume.map { String(percent($0)) } ?? "-"
+        let volume = state.volumePercent.map(String.init) ?? "-"
         return [link, state.deviceAddress, state.discoveryProblem ?? "-", state.appID ?? "-", state.player.rawValue, state.title ?? "-", volume, "\(state.muted)",
                 state.lastError?.message ?? "-", state.configProblem ?? "-", state.authenticationProblem ?? "-"].joined(separator: "|")
     }

@@ -10,6 +10,17 @@ public struct GatewayState: Sendable, Equatable {
         case reconnecting(retryInSeconds: Double)
         /// The device named in the config is not on the network (mDNS) right now.
         case searching(String)
+
+        /// The link's name in JSON (console, MQTT): `no-device`, `connecting`, ...
+        public var name: String {
+            switch self {
+            case .noDevice: "no-device"
+            case .connecting: "connecting"
+            case .connected: "connected"
+            case .reconnecting: "reconnecting"
+            case .searching: "searching"
+            }
+        }
     }
 
     public enum Player: String, Sendable {
@@ -72,6 +83,12 @@ public struct GatewayState: Sendable, Equatable {
     public static let maximumTextLength = 256
 
     public init() {}
+
+    /// The volume as a whole percentage 0...100 (clamped; nil when unknown or not a number).
+    public var volumePercent: Int? {
+        guard let volume, !volume.isNaN else { return nil }
+        return Int((min(max(volume, 0), 1) * 100).rounded())
+    }
 
     /// The position at monotonic time `now`, extrapolated while playing.
     public func position(at now: Double) -> Double? {

@@ -12,7 +12,7 @@ set -euo pipefail
 ARCH=${ARCH:-amd64}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 ROOT=${1:-${CAST_GATEWAY_CACHE:-/var/cache/cast-gateway}/trixie-$ARCH}
-PACKAGES="swiftlang libc6-dev libstdc++-14-dev pkg-config libssl-dev libcec-dev libp8-platform-dev libudev-dev liblirc-dev libavahi-client-dev libgpiod-dev"
+PACKAGES="swiftlang libc6-dev libstdc++-14-dev pkg-config libssl-dev libcec-dev libp8-platform-dev libudev-dev libavahi-client-dev libgpiod-dev libmosquitto-dev"
 
 mirror() {
     local uri
@@ -38,7 +38,8 @@ mkdir -p "$ROOT/src"
 mountpoint -q "$ROOT/src" || { mount --bind "$REPO" "$ROOT/src"; mounted+=("$ROOT/src"); }
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
 
-if ! chroot "$ROOT" dpkg -s swiftlang libgpiod-dev >/dev/null 2>&1; then
+# shellcheck disable=SC2086 # the package list is meant to split into words
+if ! chroot "$ROOT" dpkg -s $PACKAGES >/dev/null 2>&1; then
     echo "check-trixie-build: installing $PACKAGES"
     chroot "$ROOT" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive chroot "$ROOT" apt-get install -y -qq --no-install-recommends $PACKAGES >/dev/null

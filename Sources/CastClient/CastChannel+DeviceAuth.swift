@@ -17,6 +17,7 @@ extension CastChannel {
             throw CastError(.protocolError, "a device authentication is already in flight on this connection")
         }
         return try await withCheckedThrowingContinuation { continuation in
+            // The challenge's timer: cancelled by the answer or close().
             let timeoutTask = Task { [timeSource] in
                 try? await timeSource.sleep(for: timeout)
                 guard !Task.isCancelled else { return }

@@ -75,6 +75,7 @@ public actor CastChannel {
 
     /// Starts reading and the heartbeat. Call once.
     public func start() {
+        // The channel owns these two loops and cancels them in close().
         tasks.append(Task { await self.readLoop() })
         tasks.append(Task { await self.heartbeatLoop() })
     }
@@ -133,6 +134,7 @@ public actor CastChannel {
         let payload = build(requestID)
         let type = payload["type"]?.stringValue ?? "request"
         return try await withCheckedThrowingContinuation { continuation in
+            // The request's timer: cancelled by the reply, the error or close().
             let timeoutTask = Task { [timeSource] in
                 try? await timeSource.sleep(for: timeout)
                 guard !Task.isCancelled else { return }

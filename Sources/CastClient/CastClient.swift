@@ -96,6 +96,7 @@ public actor CastClient {
     /// Starts connecting (and reconnecting) in the background.
     public func start() {
         guard runTask == nil else { return }
+        // The connection loop lives as long as the client; stop() cancels it.
         runTask = Task { await self.run() }
     }
 
@@ -245,6 +246,7 @@ public actor CastClient {
         case CastNamespace.connection:
             if reply.type == "CLOSE", inbound.message.sourceID == followedTransportID {
                 logger.notice("\(state.application?.displayName ?? "the app") was closed on the receiver")
+                // Bookkeeping on the channel actor; the message loop must not wait for it.
                 Task { await channel.forgetConnection(to: inbound.message.sourceID) }
                 state.application = nil
                 state.media = nil
@@ -275,6 +277,7 @@ public actor CastClient {
         logger.info("joining \(application.displayName) (\(application.appID))")
         let transportID = application.transportID
         let timeout = configuration.requestTimeout
+        // Joining runs beside the message loop (it waits for replies the loop delivers); its requests time out.
         Task {
             do {
                 try await channel.connect(to: transportID)

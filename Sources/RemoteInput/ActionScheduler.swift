@@ -44,6 +44,7 @@ public actor ActionScheduler {
                 waitingAction = action
             } else {
                 busy.insert(.other)
+                // One worker per busy lane, ending when the lane is empty: submit() never waits for the receiver.
                 Task { await self.runOthers(startingWith: action) }
             }
         }
@@ -56,6 +57,7 @@ public actor ActionScheduler {
         pendingDelta[lane, default: 0] += delta
         guard !busy.contains(lane) else { return }
         busy.insert(lane)
+        // One worker per busy lane, ending when the lane is empty: submit() never waits for the receiver.
         Task { await self.drain(lane) }
     }
 

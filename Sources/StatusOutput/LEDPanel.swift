@@ -93,6 +93,7 @@ public actor LEDPanel {
         timer?.cancel()
         timer = nil
         guard let nextWake else { return }
+        // The one blink timer, re-armed (and the old one cancelled) on every change.
         timer = Task { [timeSource] in
             try? await timeSource.sleep(for: nextWake)
             guard !Task.isCancelled else { return }

@@ -63,6 +63,7 @@ public final class TLSListener: @unchecked Sendable {
                 let timeout = handshakeTimeout
                 let continuation = self.continuation
                 let logger = self.logger
+                // One handshake per accepted socket, bounded by its timeout; the listener owns no more than that.
                 Task {
                     do {
                         try await connection.handshake(timeout: timeout)

@@ -8,6 +8,10 @@
 //   CMosquitto, CastProtocol, GatewayModel, SystemSupport <- Fleet (MQTT; no Cast sessions)
 import PackageDescription
 
+/// `swift build -c release` links the Swift runtime statically into the
+/// shipped executables, as `--static-swift-stdlib` does.
+let staticSwiftRuntimeInRelease: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+
 let package = Package(
     name: "cast-gateway",
     products: [
@@ -73,11 +77,14 @@ let package = Package(
         .executableTarget(
             name: "cast-gateway",
             dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "DeviceAuth", "Discovery", "RemoteInput",
-                           "StatusOutput", "TLS", "ReceiverSimulator", "SystemSupport"]
+                           "StatusOutput", "TLS", "ReceiverSimulator", "SystemSupport"],
+            // Release builds carry the Swift runtime inside (the board has no Swift installed).
+            linkerSettings: staticSwiftRuntimeInRelease
         ),
         .executableTarget(
             name: "cast-receiver-sim",
-            dependencies: ["ReceiverSimulator", "DeviceAuth", "Discovery", "TLS", "SystemSupport"]
+            dependencies: ["ReceiverSimulator", "DeviceAuth", "Discovery", "TLS", "SystemSupport"],
+            linkerSettings: staticSwiftRuntimeInRelease
         ),
 
         .executableTarget(

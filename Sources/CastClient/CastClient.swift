@@ -183,7 +183,9 @@ public actor CastClient {
                 let closeReason = await channel?.closeReason
                 let failure = closeReason.flatMap { $0.code == .cancelled ? nil : $0 }
                     ?? (error as? CastError) ?? CastError(.deviceUnavailable, "cannot reach \(address): \(error)")
-                logger.warning("connection to \(address) failed: \(failure.message)")
+                // The owner shows this as its OFFLINE status with the reason; a repeat is only worth debug.
+                logger.log(failure.message == state.lastError?.message ? .debug : .info,
+                           "connection to \(address) failed: \(failure.message)")
                 state.lastError = failure
                 await channel?.close()
             }
@@ -193,7 +195,7 @@ public actor CastClient {
             guard !Task.isCancelled else { break }
             let delay = backoff.nextDelay()
             state.phase = .waitingToReconnect(attempt: backoff.attempts, retryIn: delay)
-            logger.info("reconnecting to \(configuration.address) in \(delay.secondsText)")
+            logger.debug("reconnecting to \(configuration.address) in \(delay.secondsText)")
             // A separate task so `reconnectNow()` can cut the wait short;
             // cancelling the client cancels it too.
             let sleeper = Task { [timeSource] in _ = try? await timeSource.sleep(for: delay) }

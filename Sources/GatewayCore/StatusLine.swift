@@ -64,6 +64,9 @@ public struct StatusAnnouncer: Sendable {
 
     /// The line to announce for `state`, or nil when nothing worth saying changed.
     public mutating func announcement(for state: GatewayState, now: Double) -> String? {
+        // Each retry of an unreachable device passes through CONNECTING: while
+        // it stays offline for the same reason, that says nothing new.
+        if state.link == .connecting, lastKey.hasPrefix("reconnecting|") { return nil }
         let key = StatusLine.summaryKey(state)
         guard key != lastKey else { return nil }
         lastKey = key

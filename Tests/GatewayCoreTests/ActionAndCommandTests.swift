@@ -84,3 +84,28 @@ final class ActionAndCommandTests: XCTestCase {
         XCTAssertEqual(CastRequest.guessContentType("http://h/unknown"), "video/mp4")
     }
 }
+
+final class StatusAnnouncerTests: XCTestCase {
+    func testAnUnreachableDeviceIsAnnouncedOnceNotOnEveryRetry() {
+        var announcer = StatusAnnouncer()
+        var state = GatewayState()
+        state.deviceName = "tv:8009"
+        state.deviceAddress = "tv:8009"
+        state.link = .connecting
+        XCTAssertEqual(announcer.announcement(for: state, now: 0), "* CONNECTING tv:8009")
+        var offline = state
+        offline.link = .reconnecting(retryInSeconds: 0.5)
+        offline.lastError = GatewayState.Problem(code: "device-unavailable", message: "connection refused")
+        XCTAssertEqual(announcer.announcement(for: offline, now: 0), "* OFFLINE tv:8009 (retry in 0.5 s): connection refused")
+        for retry in [1.0, 2.0, 4.0, 8.0] {
+            XCTAssertNil(announcer.announcement(for: state, now: 0), "a retry's CONNECTING is not news")
+            offline.link = .reconnecting(retryInSeconds: retry)
+            XCTAssertNil(announcer.announcement(for: offline, now: 0), "the same reason again is not news")
+        }
+        offline.lastError = GatewayState.Problem(code: "device-unavailable", message: "no route to host")
+        XCTAssertNotNil(announcer.announcement(for: offline, now: 0), "a new reason is")
+        var connected = state
+        connected.link = .connected
+        XCTAssertEqual(announcer.announcement(for: connected, now: 0), "* IDLE")
+    }
+}

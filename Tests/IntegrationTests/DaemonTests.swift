@@ -57,7 +57,7 @@ final class DaemonTests: XCTestCase {
         XCTAssertEqual(try runGateway(["cast", "http://media.test/a.mp4", "--device", first.device, "--title", "Keeps Playing"]).status, 0)
         XCTAssertNotNil(daemon.waitForLine(containing: #"* PLAYING "Keeps Playing""#), daemon.allOutput)
         first.process.stop(signal: SIGKILL)
-        XCTAssertNotNil(daemon.waitForLine(containing: "reconnecting"), daemon.allOutput)
+        XCTAssertNotNil(daemon.waitForLine(containing: "* OFFLINE"), daemon.allOutput)
 
         let second = try SimulatorProcess(directory: directory, port: port, logName: "after.jsonl", extraArguments: ["--state", state])
         defer { second.stop() }

@@ -103,7 +103,7 @@ public final class Daemon: Sendable {
             ReconfigurableService(name: "console", settings: settings, part: \.console) { console in
                 console.device.map { device in
                     SerialConsole(path: device, baud: console.baud, pushes: pushes.subscribe().compacted(), timeSource: timeSource) { line in
-                        await interpreter.run(line)
+                        console.mode == .statusOnly ? await interpreter.runReadOnly(line) : await interpreter.run(line)
                     }
                 }
             },

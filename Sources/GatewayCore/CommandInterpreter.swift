@@ -20,6 +20,15 @@ public struct CommandInterpreter: Sendable {
         self.context = context
     }
 
+    /// Like `run`, but refuses every command that changes something
+    /// (`[console] mode = status-only`, for a serial port in a public place).
+    public func runReadOnly(_ line: String) async -> [String] {
+        if let command = try? ConsoleCommand(parsing: line.trimmingSpaces()), !command.isReadOnly {
+            return ["error: this console only shows status ([console] mode = status-only)"]
+        }
+        return await run(line)
+    }
+
     /// The answer to one command line: output lines, errors start with `error:`.
     public func run(_ line: String) async -> [String] {
         let trimmed = line.trimmingSpaces()

@@ -59,6 +59,14 @@ public enum ConsoleCommand: Sendable, Equatable {
         preset N               play preset N (0-9) from [presets]
         """
 
+    /// Whether the command only shows something (allowed on a status-only console).
+    public var isReadOnly: Bool {
+        switch self {
+        case .help, .status, .version, .devices, .keys, .json, .quit: true
+        default: false
+        }
+    }
+
     /// Parses one line. Errors explain the expected form.
     public init(parsing line: String) throws(UsageError) {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)

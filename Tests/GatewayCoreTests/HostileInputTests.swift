@@ -109,4 +109,20 @@ extension GatewayTests {
         XCTAssertLessThan(logged.last?.utf8.count ?? .max, Logger.maximumMessageLength + 100)
         XCTAssertTrue(logged.last?.hasSuffix("(57952 more bytes)") == true, logged.last?.suffix(40).description ?? "")
     }
+
+    func testAStatusOnlyConsoleShowsButChangesNothing() async throws {
+        let (gateway, simulator) = try await makeGateway()
+        let interpreter = CommandInterpreter(gateway: gateway, version: "1")
+        for line in ["pause", "vol 100", "cast http://x/y.mp4", "creds hunter2", "key KEY_PLAY", "log trace", "use Kitchen"] {
+            let reply = await interpreter.runReadOnly(line)
+            XCTAssertEqual(reply, ["error: this console only shows status ([console] mode = status-only)"], line)
+        }
+        let status = await interpreter.runReadOnly("status")
+        XCTAssertTrue(status.first?.hasPrefix("* ") ?? false, "\(status)")
+        let version = await interpreter.runReadOnly("version")
+        XCTAssertEqual(version, ["cast-gateway 1"])
+        let summary = await simulator.statusSummary
+        XCTAssertTrue(summary.contains("app=none"), "nothing was launched: \(summary)")
+        await gateway.stop()
+    }
 }

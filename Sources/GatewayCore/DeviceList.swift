@@ -29,7 +29,7 @@ public enum DeviceList {
     public static func json(_ devices: [CastDevice]) -> String {
         JSONValue.array(devices.map { device in
             var txt = JSONObject()
-            for key in device.txt.keys.sorted() { txt[key] = .string(device.txt[key]!) }
+            for (key, value) in device.txt.sorted(by: { $0.key < $1.key }) { txt[key] = .string(value) }
             return [
                 "name": .string(device.name), "model": .string(device.model), "id": .string(device.id),
                 "host": .string(device.host), "port": .int(Int(device.port)), "busy": .bool(device.busy),

@@ -168,4 +168,43 @@ final class CastCommandTests: XCTestCase {
         XCTAssertEqual(daemon.status, 78)
         XCTAssertTrue(daemon.output.contains(":5: [cast] app-idd"), daemon.output)
     }
+
+    func testCredentialsFromAFileReachLaunchAndLoadAndNeverTheCommandLine() throws {
+        let directory = try temporaryDirectory(self)
+        let simulator = try SimulatorProcess(directory: directory)
+        defer { simulator.stop() }
+        let launchFile = directory.appendingPathComponent("launch-secret").path
+        let mediaFile = directory.appendingPathComponent("media-secret").path
+        try "launch-s3cret\n".write(toFile: launchFile, atomically: true, encoding: .utf8)
+        try "media-s3cret\n".write(toFile: mediaFile, atomically: true, encoding: .utf8)
+        let result = try runGateway(["cast", "http://media.test/a.mp4", "--device", simulator.device, "--android-receiver",
+                                     "--credentials-file", launchFile, "--credentials-type", "android",
+                                     "--media-credentials-file=\(mediaFile)", "--log-level", "trace"])
+        XCTAssertEqual(result.status, 0, result.output)
+        let launch = try JSONValue(parsing: try XCTUnwrap(simulator.payloads(ofType: "LAUNCH").first))
+        XCTAssertEqual(launch["credentialsData"]?["credentials"], "launch-s3cret")
+        XCTAssertEqual(launch["credentialsData"]?["credentialsType"], "android")
+        let load = try JSONValue(parsing: try XCTUnwrap(simulator.payloads(ofType: "LOAD").first))
+        XCTAssertEqual(load["credentials"], "media-s3cret", "LOAD carries the media credentials")
+        XCTAssertFalse(result.output.contains("s3cret"), "secrets in the output: \(result.output)")
+    }
+
+    func testAbsurdArgumentsAreUsageErrorsBeforeAnyConnection() throws {
+        let directory = try temporaryDirectory(self)
+        let simulator = try SimulatorProcess(directory: directory)
+        defer { simulator.stop() }
+        let longURL = "http://media.test/" + String(repeating: "a", count: 100_000) + ".mp4"
+        let long = try runGateway(["cast", longURL, "--device", simulator.device])
+        XCTAssertEqual(long.status, 64, long.output)
+        XCTAssertTrue(long.output.contains("a Cast message carries at most 65536 bytes"), long.output)
+        for arguments in [["control", "seek", "1e300"], ["control", "seek", "+1e300"], ["control", "seek"], ["control", "volume", "1e300"]] {
+            let result = try runGateway(arguments + ["--device", simulator.device])
+            XCTAssertEqual(result.status, 64, "\(arguments): \(result.output)")
+        }
+        let unknown = try runGateway(["cast", "http://media.test/a.mp4", "--device", simulator.device, "--credentail=hunter2"])
+        XCTAssertEqual(unknown.status, 64)
+        XCTAssertTrue(unknown.output.contains("unknown option --credentail"), unknown.output)
+        XCTAssertFalse(unknown.output.contains("hunter2"), unknown.output)
+        XCTAssertTrue(simulator.received().isEmpty, "nothing may reach the receiver: \(simulator.received())")
+    }
 }

@@ -21,6 +21,7 @@ Options:
 Environment:
   CAST_FUZZ_PROPERTIES=off   report only crashes and sanitizer findings, not
                              violated properties (see Fuzz/README.md)
+  FUZZ_CONFIGURATION=debug   build the modules unoptimised (default: release)
 EOF
 }
 
@@ -49,7 +50,14 @@ SCRATCH=$REPO/build/fuzz-spm
 # their object files. TestSupport brings GatewayCore's dependencies and the
 # in-memory byte stream and manual clock.
 MODULES=(CastProtocol SystemSupport GatewayModel CastClient GatewayCore StatusOutput TestSupport)
-SPM=(swift build --package-path "$REPO" --scratch-path "$SCRATCH" --sanitize fuzzer --sanitize address)
+# release runs the async whole path about twice as fast; debug builds quicker.
+CONFIGURATION=${FUZZ_CONFIGURATION:-release}
+case "$CONFIGURATION" in
+    release) OPTIMIZE=-O ;;
+    debug) OPTIMIZE=-Onone ;;
+    *) echo "fuzz: FUZZ_CONFIGURATION must be release or debug" >&2; exit 64 ;;
+esac
+SPM=(swift build --package-path "$REPO" --scratch-path "$SCRATCH" -c "$CONFIGURATION" --sanitize fuzzer --sanitize address)
 
 ALL_TARGETS=()
 for file in "$FUZZ"/Targets/*.swift; do ALL_TARGETS+=("$(basename "$file" .swift)"); done
@@ -59,7 +67,7 @@ for name in "${SELECTED[@]}"; do
 done
 
 started=$(date +%s)
-echo "fuzz: building modules (${MODULES[*]}) into ${SCRATCH#"$REPO"/}"
+echo "fuzz: building modules (${MODULES[*]}, $CONFIGURATION) into ${SCRATCH#"$REPO"/}"
 mkdir -p "$OUT/logs"
 for module in TestSupport GatewayCore StatusOutput; do
     if ! "${SPM[@]}" --target "$module" >"$OUT/logs/build-$module.log" 2>&1; then
@@ -72,19 +80,22 @@ BIN=$("${SPM[@]}" --show-bin-path)
 OBJECTS=("$BIN"/CShims.build/*.o)
 for module in "${MODULES[@]}"; do OBJECTS+=("$BIN/$module.build"/*.o); done
 
-mkdir -p "$OUT/bin"
+# StatusOutput's LED lines call the C shim, which links libgpiod and OpenSSL.
+read -r -a C_LIBRARIES <<<"$(pkg-config --libs libgpiod openssl)"
+OUT_BIN=$OUT/bin/$CONFIGURATION
+mkdir -p "$OUT_BIN"
 for name in "${SELECTED[@]}"; do
-    binary=$OUT/bin/fuzz-$name
+    binary=$OUT_BIN/fuzz-$name
     # Relink only when the entry file, the support files or a module changed.
     if [ -x "$binary" ] && [ -z "$(find "$FUZZ/Targets/$name.swift" "$FUZZ"/Support "${OBJECTS[@]}" -newer "$binary" -print -quit)" ]; then
         continue
     fi
     echo "fuzz: linking fuzz-$name"
     # gold warns once per ASan helper symbol ("Cannot export local symbol"); harmless.
-    swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -Onone -g -module-name "FuzzTarget" \
+    swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 "$OPTIMIZE" -g -module-name "FuzzTarget" \
         -I "$BIN/Modules" -Xcc -fmodule-map-file="$BIN/CShims.build/module.modulemap" \
         "$FUZZ"/Support/*.swift "$FUZZ/Targets/$name.swift" "${OBJECTS[@]}" \
-        $(pkg-config --libs libgpiod openssl) -o "$binary" \
+        "${C_LIBRARIES[@]}" -o "$binary" \
         2> >(grep -v "Cannot export local symbol" >&2)
 done
 echo "fuzz: built in $(( $(date +%s) - started )) s"
@@ -104,14 +115,16 @@ for name in "${SELECTED[@]}"; do
     read -r -a options <<<"$(sed -n 's|^// fuzz-options: *||p' "$FUZZ/Targets/$name.swift" | head -n 1)"
     echo "fuzz: $name for $SECONDS_PER_TARGET s ($(find "$seeds" -type f | wc -l) seeds)"
     status=0
-    "$OUT/bin/fuzz-$name" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
+    "$OUT_BIN/fuzz-$name" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$artifacts/" -print_final_stats=1 ${options[@]+"${options[@]}"} \
         "$corpus" "$seeds" >"$log" 2>&1 || status=$?
     if [ "$status" -ne 0 ]; then
         failed+=("$name")
         echo "fuzz: $name FAILED (exit $status); log: ${log#"$REPO"/}"
-        grep -E 'property violated|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|Fatal error|Test unit written|SUMMARY' "$log" \
-            | cut -c1-400 | head -n 12 | sed 's/^/    /'
+        grep -E 'property violated|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|Fatal error|Test unit written' "$log" \
+            | cut -c1-400 | head -n 6 | sed 's/^/    /'
+        # Where it happened: the first frames in the project's code (release traps carry no message).
+        grep -E '^ +#[0-9]+ .* /.*/(Sources|Tests)/' "$log" | head -n 3 | sed -E 's/^ +#[0-9]+ 0x[0-9a-f]+ in [^ ]+ /      at /' || true
     else
         grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$log" | tr '\n' ' ' | sed 's/^/    /'
         echo
@@ -120,7 +133,7 @@ done
 
 echo "fuzz: finished in $(( $(date +%s) - started )) s"
 if [ ${#failed[@]} -gt 0 ]; then
-    echo "fuzz: findings in: ${failed[*]}; reproduce with build/fuzz/bin/fuzz-NAME ARTIFACT" >&2
+    echo "fuzz: findings in: ${failed[*]}; reproduce with build/fuzz/bin/$CONFIGURATION/fuzz-NAME ARTIFACT" >&2
     exit 1
 fi
 echo "fuzz: no crash, leak, timeout or property violation found"

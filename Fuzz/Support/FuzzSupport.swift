@@ -79,6 +79,12 @@ enum Fuzz {
         done.wait()
     }
 
+    /// Keeps the optimiser from dropping a computation whose result a target ignores.
+    @inline(never)
+    static func use<T>(_ value: T) {
+        withExtendedLifetime(value) {}
+    }
+
     /// The bytes of one libFuzzer input.
     static func bytes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> [UInt8] {
         guard let data, size > 0 else { return [] }

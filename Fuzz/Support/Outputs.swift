@@ -18,7 +18,7 @@ enum Outputs {
         let json = StatusLine.json(state, now: now)
         checkStatusJSON(json)
         let key = StatusLine.summaryKey(state)
-        _ = key.utf8.count
+        Fuzz.use(key)
         if let announced = announcer.announcement(for: state, now: now) {
             // RunCommand: log it, send it to systemd, push it to the console.
             let notify = "STATUS=\(announced)"
@@ -33,8 +33,8 @@ enum Outputs {
                 Fuzz.require(patterns.count == LEDRole.allCases.count, "every LED has a pattern")
                 for pattern in patterns.values {
                     for elapsed in [Duration.zero, .milliseconds(250), .seconds(7), .seconds(86_400)] {
-                        _ = pattern.isLit(after: elapsed)
-                        _ = pattern.nextChange(after: elapsed)
+                        Fuzz.use(pattern.isLit(after: elapsed))
+                        Fuzz.use(pattern.nextChange(after: elapsed))
                     }
                 }
             }

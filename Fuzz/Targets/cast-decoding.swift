@@ -52,19 +52,19 @@ public func fuzzCastDecoding(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
 }
 
 private func inspect(_ message: CastMessage) {
-    _ = message.description
+    Fuzz.use(message.description)
     if let json = try? message.jsonPayload() { inspectJSON(json) }
 }
 
 private func inspectJSON(_ json: JSONValue) {
     let reply = CastReply(json: json)
-    _ = reply.reason
+    Fuzz.use(reply.reason)
     let receiver = ReceiverStatus(message: json)
-    _ = receiver.activeApplication?.supportsMedia
-    _ = receiver.message(requestID: reply.requestID ?? 0).serialized
+    Fuzz.use(receiver.activeApplication?.supportsMedia)
+    Fuzz.use(receiver.message(requestID: reply.requestID ?? 0).serialized)
     for status in MediaStatus.entries(message: json) {
-        _ = status.json.serialized
-        _ = status.supportedCommands.names
+        Fuzz.use(status.json.serialized)
+        Fuzz.use(status.supportedCommands.names)
     }
-    _ = json.redacted.serialized
+    Fuzz.use(json.redacted.serialized)
 }

@@ -60,10 +60,10 @@ private func parse(_ argv: [String]) throws {
         switch (positionals.first, positionals.count) {
         case ("seek", 2):
             guard let action = ConsoleCommand.parseSeek(positionals[1]) else { throw UsageError("seek takes SECONDS, +S, -S or mm:ss") }
-            _ = action.name  // "ok: \(action.name)" and log lines
+            Fuzz.use(action.name)  // "ok: \(action.name)" and log lines
         case ("volume", 2):
             guard let action = ConsoleCommand.parseVolume(positionals[1]) else { throw UsageError("volume takes 0-100, +N or -N") }
-            _ = action.name
+            Fuzz.use(action.name)
         default:
             break
         }

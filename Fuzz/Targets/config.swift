@@ -19,8 +19,8 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         Hosts.requireValid(host, "the [device] host")
     }
     for binding in (outcome.configuration?.keymaps ?? [:]).values.joined() {
-        _ = binding.action.name
-        _ = Action(name: binding.action.name)
+        Fuzz.use(binding.action.name)
+        Fuzz.use(Action(name: binding.action.name))
     }
     if !text.hasPrefix("\u{FEFF}") {
         let withBOM = ConfigOutcome("\u{FEFF}" + text)

@@ -55,15 +55,15 @@ private func normalised(_ line: String) -> String {
 
 private func check(line: String, echoed: String) {
     let command = normalised(line)
-    _ = Action(name: command).map(\.name)
+    Fuzz.use(Action(name: command).map(\.name))
     for word in command.split(separator: " ") {
-        _ = ConsoleCommand.parseSeek(String(word))?.name
-        _ = ConsoleCommand.parseVolume(String(word))?.name
+        Fuzz.use(ConsoleCommand.parseSeek(String(word))?.name)
+        Fuzz.use(ConsoleCommand.parseVolume(String(word))?.name)
     }
     guard let parsed = try? ConsoleCommand(parsing: command) else { return }
     switch parsed {
     case .action(let action):
-        _ = Action(name: action.name)
+        Fuzz.use(Action(name: action.name))
     case .credentials(let value?):
         if Secrets.isWorthChecking(value) {
             Secrets.requireHidden([value], in: echoed, "the console echo of \(Fuzz.quote(command, limit: 40))")

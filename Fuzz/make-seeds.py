@@ -112,14 +112,15 @@ seed("whole-path", "app-changes-and-closes", records(
     record("media from=web-other", json_text(media_status(title="Other app"))),
     record("connection from=web-other", '{"type":"CLOSE"}'),
     record("receiver", json_text(receiver_status(apps=False)))))
-seed("whole-path", "idle-screen-and-errors", records(
-    record("receiver", json_text({"type": "RECEIVER_STATUS", "requestId": 0, "status": {"volume": {"level": 1, "muted": False, "controlType": "fixed"}, "applications": [{"appId": "E8C28D3C", "displayName": "Backdrop", "isIdleScreen": True, "sessionId": "s", "transportId": "t", "namespaces": []}]}})),
+seed("whole-path", "errors-then-idle-screen", records(
     record("receiver", '{"type":"LAUNCH_ERROR","requestId":0,"reason":"NOT_FOUND"}'),
-    record("media", '{"type":"LOAD_FAILED","requestId":0,"detailedErrorCode":104}'),
-    record("media", '{"type":"INVALID_REQUEST","reason":"' + FORGED.replace("\n", "\\n").replace("\u001b", "\\u001b") + '"}'),
+    record("media", '{"type":"LOAD_FAILED","detailedErrorCode":104}'),
     record("heartbeat", '{"type":"PING"}'),
     record("media", '[1,2,3]'),
-    record("media", 'not json')))
+    record("media", 'not json'),
+    record("receiver", json_text({"type": "RECEIVER_STATUS", "requestId": 0, "status": {"volume": {"level": 1, "muted": False, "controlType": "fixed"}, "applications": [{"appId": "E8C28D3C", "displayName": "Backdrop", "isIdleScreen": True, "sessionId": "s", "transportId": "t", "namespaces": []}]}}))))
+seed("whole-path", "reason-forged-log-line", records(
+    record("media", '{"type":"INVALID_REQUEST","reason":"' + FORGED.replace("\n", "\\n").replace("\u001b", "\\u001b") + '"}')))
 seed("whole-path", "object-7800-keys", records(
     record("media", json_text(media_status())),
     record("media", '{"type":"MEDIA_STATUS","requestId":0,"customData":' + keys_7800() + "}")))

@@ -56,6 +56,7 @@ private let setUp: Void = {
 public func fuzzWholePath(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     _ = setUp
     let records = Array(Fuzz.split(Fuzz.bytes(data, size), on: Array("\n---\n".utf8)).prefix(maximumRecords))
+    Fuzz.trace("input of \(size) bytes, \(records.count) records")
     Fuzz.runBlocking { await WholePath(records: records).run() }
     return 0
 }

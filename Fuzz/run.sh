@@ -1,46 +1,139 @@
 #!/usr/bin/env bash
-# Builds the CastProtocol decoding fuzzer (libFuzzer + AddressSanitizer) and
-# runs it for a bounded time (default 60 s). Exits non-zero on any finding;
-# crashing inputs are kept in build/fuzz/artifacts/.
+# Builds every libFuzzer target in Fuzz/Targets/ (AddressSanitizer + libFuzzer)
+# and runs each for a bounded time. Exits non-zero on any crash, sanitizer
+# report (memory error, leak), timeout or violated property; the inputs that
+# caused them are kept in build/fuzz/artifacts/<target>/.
 #
-#   Fuzz/run.sh [SECONDS]
+#   Fuzz/run.sh [--build-only] [--target NAME]... [SECONDS_PER_TARGET]
+#
+# SECONDS_PER_TARGET defaults to 20. See Fuzz/README.md.
 set -euo pipefail
-SECONDS_TO_RUN=${1:-60}
+
+usage() {
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    cat <<'EOF'
+
+Options:
+  --build-only     build the targets, do not run them
+  --target NAME    run only NAME (repeatable); names are the files in Fuzz/Targets/
+  -h, --help       this text
+
+Environment:
+  CAST_FUZZ_PROPERTIES=off   report only crashes and sanitizer findings, not
+                             violated properties (see Fuzz/README.md)
+  FUZZ_CONFIGURATION=debug   build the modules unoptimised (default: release)
+EOF
+}
+
+SECONDS_PER_TARGET=20
+BUILD_ONLY=0
+SELECTED=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -h|--help) usage; exit 0 ;;
+        --build-only) BUILD_ONLY=1 ;;
+        --target) [ $# -ge 2 ] || { echo "fuzz: --target needs a name" >&2; exit 64; }; SELECTED+=("$2"); shift ;;
+        --target=*) SELECTED+=("${1#--target=}") ;;
+        ''|*[!0-9]*) echo "fuzz: unknown argument '$1' (try --help)" >&2; exit 64 ;;
+        *) SECONDS_PER_TARGET=$1 ;;
+    esac
+    shift
+done
+
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+FUZZ=$REPO/Fuzz
 OUT=$REPO/build/fuzz
-mkdir -p "$OUT/corpus" "$OUT/artifacts"
+SCRATCH=$REPO/build/fuzz-spm
+# The modules the targets import, instrumented for coverage and ASan. They are
+# built by SwiftPM from Package.swift (so sibling imports and the C shim just
+# work) into their own scratch path; the fuzz entry files are linked against
+# their object files. TestSupport brings GatewayCore's dependencies and the
+# in-memory byte stream and manual clock.
+MODULES=(CastProtocol SystemSupport GatewayModel CastClient GatewayCore StatusOutput TestSupport)
+# release runs the async whole path about twice as fast; debug builds quicker.
+CONFIGURATION=${FUZZ_CONFIGURATION:-release}
+case "$CONFIGURATION" in
+    release) OPTIMIZE=-O ;;
+    debug) OPTIMIZE=-Onone ;;
+    *) echo "fuzz: FUZZ_CONFIGURATION must be release or debug" >&2; exit 64 ;;
+esac
+SPM=(swift build --package-path "$REPO" --scratch-path "$SCRATCH" -c "$CONFIGURATION" --sanitize fuzzer --sanitize address)
 
-# gold warns once per ASan helper symbol ("Cannot export local symbol"); harmless.
-swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name CastProtocolFuzz \
-    "$REPO"/Sources/CastProtocol/*.swift "$REPO/Fuzz/FuzzCastDecoding.swift" -o "$OUT/fuzz-cast-decoding" \
-    2> >(grep -v "Cannot export local symbol" >&2)
+ALL_TARGETS=()
+for file in "$FUZZ"/Targets/*.swift; do ALL_TARGETS+=("$(basename "$file" .swift)"); done
+if [ ${#SELECTED[@]} -eq 0 ]; then SELECTED=("${ALL_TARGETS[@]}"); fi
+for name in "${SELECTED[@]}"; do
+    [ -f "$FUZZ/Targets/$name.swift" ] || { echo "fuzz: no target '$name' (have: ${ALL_TARGETS[*]})" >&2; exit 64; }
+done
 
-# Seeds: a few well-formed frames, protobuf bodies and JSON payloads.
-python3 - "$OUT/corpus" <<'PY'
-import os, struct, sys
-out = sys.argv[1]
-def field(number, wire, payload):
-    key = bytes([(number << 3) | wire])
-    if wire == 0:
-        return key + bytes([payload])
-    return key + bytes([len(payload)]) + payload
-def message(ns, text):
-    return (field(1, 0, 0) + field(2, 2, b"receiver-0") + field(3, 2, b"sender-1") + field(4, 2, ns.encode())
-            + field(5, 0, 0) + field(6, 2, text.encode()))
-payloads = [
-    ("urn:x-cast:com.google.cast.receiver", '{"type":"RECEIVER_STATUS","requestId":1,"status":{"volume":{"level":0.5,"muted":false},"applications":[{"appId":"CC1AD845","sessionId":"s","transportId":"t","namespaces":[{"name":"urn:x-cast:com.google.cast.media"}]}]}}'),
-    ("urn:x-cast:com.google.cast.media", '{"type":"MEDIA_STATUS","requestId":0,"status":[{"mediaSessionId":1,"playerState":"PLAYING","currentTime":3.5,"supportedMediaCommands":274447,"media":{"contentId":"x","duration":60,"tracks":[{"trackId":1,"type":"TEXT"}]}}]}'),
-    ("urn:x-cast:com.google.cast.tp.heartbeat", '{"type":"PING"}'),
-    ("urn:x-cast:com.google.cast.receiver", '{"type":"LAUNCH_ERROR","requestId":2,"reason":"NOT_FOUND"}'),
-]
-for index, (ns, text) in enumerate(payloads):
-    body = message(ns, text)
-    open(os.path.join(out, f"frame-{index}"), "wb").write(b"\x00" + struct.pack(">I", len(body)) + body)
-    open(os.path.join(out, f"proto-{index}"), "wb").write(b"\x01" + body)
-    open(os.path.join(out, f"json-{index}"), "wb").write(b"\x02" + text.encode())
-PY
+started=$(date +%s)
+echo "fuzz: building modules (${MODULES[*]}, $CONFIGURATION) into ${SCRATCH#"$REPO"/}"
+mkdir -p "$OUT/logs"
+for module in TestSupport GatewayCore StatusOutput; do
+    if ! "${SPM[@]}" --target "$module" >"$OUT/logs/build-$module.log" 2>&1; then
+        grep -v "Cannot export local symbol" "$OUT/logs/build-$module.log" | tail -n 40 >&2
+        echo "fuzz: building $module failed" >&2
+        exit 1
+    fi
+done
+BIN=$("${SPM[@]}" --show-bin-path)
+OBJECTS=("$BIN"/CShims.build/*.o)
+for module in "${MODULES[@]}"; do OBJECTS+=("$BIN/$module.build"/*.o); done
 
-echo "fuzz: running for ${SECONDS_TO_RUN} s"
-"$OUT/fuzz-cast-decoding" -max_total_time="$SECONDS_TO_RUN" -timeout=5 -rss_limit_mb=2048 -max_len=70000 \
-    -artifact_prefix="$OUT/artifacts/" -print_final_stats=1 "$OUT/corpus" 2>&1 | tail -n 12
-echo "fuzz: no crash, leak or hang found"
+# StatusOutput's LED lines call the C shim, which links libgpiod and OpenSSL.
+read -r -a C_LIBRARIES <<<"$(pkg-config --libs libgpiod openssl)"
+OUT_BIN=$OUT/bin/$CONFIGURATION
+mkdir -p "$OUT_BIN"
+for name in "${SELECTED[@]}"; do
+    binary=$OUT_BIN/fuzz-$name
+    # Relink only when the entry file, the support files or a module changed.
+    if [ -x "$binary" ] && [ -z "$(find "$FUZZ/Targets/$name.swift" "$FUZZ"/Support "${OBJECTS[@]}" -newer "$binary" -print -quit)" ]; then
+        continue
+    fi
+    echo "fuzz: linking fuzz-$name"
+    # gold warns once per ASan helper symbol ("Cannot export local symbol"); harmless.
+    swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 "$OPTIMIZE" -g -module-name "FuzzTarget" \
+        -I "$BIN/Modules" -Xcc -fmodule-map-file="$BIN/CShims.build/module.modulemap" \
+        "$FUZZ"/Support/*.swift "$FUZZ/Targets/$name.swift" "${OBJECTS[@]}" \
+        "${C_LIBRARIES[@]}" -o "$binary" \
+        2> >(grep -v "Cannot export local symbol" >&2)
+done
+echo "fuzz: built in $(( $(date +%s) - started )) s"
+[ "$BUILD_ONLY" -eq 1 ] && exit 0
+
+# The Swift runtime backtracer hangs next to ASan on a crash; libFuzzer prints the stack.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
+cd "$REPO"  # target options name files relative to the repository
+failed=()
+for name in "${SELECTED[@]}"; do
+    seeds=$FUZZ/corpus/$name
+    corpus=$OUT/corpus/$name      # new inputs found by runs; the seeds stay untouched
+    artifacts=$OUT/artifacts/$name
+    log=$OUT/logs/$name.log
+    mkdir -p "$seeds" "$corpus" "$artifacts" "$OUT/logs"
+    # Per-target libFuzzer flags, from a `// fuzz-options:` line in the target file.
+    read -r -a options <<<"$(sed -n 's|^// fuzz-options: *||p' "$FUZZ/Targets/$name.swift" | head -n 1)"
+    echo "fuzz: $name for $SECONDS_PER_TARGET s ($(find "$seeds" -type f | wc -l) seeds)"
+    status=0
+    "$OUT_BIN/fuzz-$name" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
+        -artifact_prefix="$artifacts/" -print_final_stats=1 ${options[@]+"${options[@]}"} \
+        "$corpus" "$seeds" >"$log" 2>&1 || status=$?
+    if [ "$status" -ne 0 ]; then
+        failed+=("$name")
+        echo "fuzz: $name FAILED (exit $status); log: ${log#"$REPO"/}"
+        grep -E 'property violated|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|Fatal error|Test unit written' "$log" \
+            | cut -c1-400 | head -n 6 | sed 's/^/    /'
+        # Where it happened: the first frames in the project's code (release traps carry no message).
+        grep -E '^ +#[0-9]+ .* /.*/(Sources|Tests)/' "$log" | head -n 3 | sed -E 's/^ +#[0-9]+ 0x[0-9a-f]+ in [^ ]+ /      at /' || true
+    else
+        grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$log" | tr '\n' ' ' | sed 's/^/    /'
+        echo
+    fi
+done
+
+echo "fuzz: finished in $(( $(date +%s) - started )) s"
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "fuzz: findings in: ${failed[*]}; reproduce with build/fuzz/bin/$CONFIGURATION/fuzz-NAME ARTIFACT" >&2
+    exit 1
+fi
+echo "fuzz: no crash, leak, timeout or property violation found"

@@ -2,14 +2,14 @@
 # Runs every check the project has, in order, and fails on the first failure:
 #   1. swift build + swift test: unit tests, and integration tests with real
 #      processes over TLS on loopback (including pychromecast from PyPI);
-#   2. the decoding fuzzer for FUZZ_SECONDS (default 60);
+#   2. the fuzzers (Fuzz/run.sh): every target for FUZZ_SECONDS each (default 20);
 #   3. the virtual board: real kernel IR and GPIO devices in qemu (Tests/board);
 #   4. the Debian trixie build with Swift 6.0.3 (TRIXIE_CHECK=0 skips it).
 # Ends with "summary: N passed, M failed" (test cases and board scenarios).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
-FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 LOG=$REPO/build/test-output.log
 mkdir -p "$REPO/build"
 BIN=$(swift build --show-bin-path)
@@ -44,7 +44,7 @@ if [ "$status" -ne 0 ] || [ "$total" -eq 0 ]; then
     exit 1
 fi
 
-echo "== fuzz ($FUZZ_SECONDS s)"
+echo "== fuzz ($FUZZ_SECONDS s per target)"
 bash "$REPO/Fuzz/run.sh" "$FUZZ_SECONDS"
 
 echo "== virtual board"

@@ -1,11 +1,15 @@
-// libFuzzer entry for everything a receiver (or anyone on the LAN) can send:
-// frame splitting, the CastMessage protobuf, JSON payloads and the typed
-// views the client builds from them. Built with the CastProtocol sources by
-// Fuzz/run.sh; any crash, hang or sanitizer report is a bug.
+// fuzz-options: -max_len=131072 -dict=Fuzz/dictionaries/cast-decoding.dict
+//
+// Decoding: everything a receiver (or anyone on the LAN) can send, up to
+// the typed values: frame splitting, the CastMessage protobuf, JSON payloads
+// and the typed views the client builds from them. The first byte picks the
+// layer (0: byte stream in irregular chunks, 1: protobuf body, 2: JSON).
+// whole-path.swift takes the same bytes on through the client to the outputs.
+import CastProtocol
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzCastDecoding(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+public func fuzzCastDecoding(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let bytes = Fuzz.bytes(data, size)
     guard let mode = bytes.first else { return 0 }
     let input = Array(bytes.dropFirst())
     switch mode % 3 {
@@ -48,19 +52,19 @@ public func fuzzCastDecoding(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32
 }
 
 private func inspect(_ message: CastMessage) {
-    _ = message.description
+    Fuzz.use(message.description)
     if let json = try? message.jsonPayload() { inspectJSON(json) }
 }
 
 private func inspectJSON(_ json: JSONValue) {
     let reply = CastReply(json: json)
-    _ = reply.reason
+    Fuzz.use(reply.reason)
     let receiver = ReceiverStatus(message: json)
-    _ = receiver.activeApplication?.supportsMedia
-    _ = receiver.message(requestID: reply.requestID ?? 0).serialized
+    Fuzz.use(receiver.activeApplication?.supportsMedia)
+    Fuzz.use(receiver.message(requestID: reply.requestID ?? 0).serialized)
     for status in MediaStatus.entries(message: json) {
-        _ = status.json.serialized
-        _ = status.supportedCommands.names
+        Fuzz.use(status.json.serialized)
+        Fuzz.use(status.supportedCommands.names)
     }
-    _ = json.redacted.serialized
+    Fuzz.use(json.redacted.serialized)
 }

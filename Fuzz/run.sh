@@ -49,7 +49,7 @@ SCRATCH=$REPO/build/fuzz-spm
 # work) into their own scratch path; the fuzz entry files are linked against
 # their object files. TestSupport brings GatewayCore's dependencies and the
 # in-memory byte stream and manual clock.
-MODULES=(CastProtocol SystemSupport GatewayModel CastClient GatewayCore StatusOutput TestSupport)
+MODULES=(CastProtocol SystemSupport GatewayModel CastClient GatewayCore StatusOutput TestSupport RemoteInput Discovery Fleet Daemon)
 # release runs the async whole path about twice as fast; debug builds quicker.
 CONFIGURATION=${FUZZ_CONFIGURATION:-release}
 case "$CONFIGURATION" in
@@ -69,7 +69,7 @@ done
 started=$(date +%s)
 echo "fuzz: building modules (${MODULES[*]}, $CONFIGURATION) into ${SCRATCH#"$REPO"/}"
 mkdir -p "$OUT/logs"
-for module in TestSupport GatewayCore StatusOutput; do
+for module in TestSupport GatewayCore StatusOutput Daemon; do
     if ! "${SPM[@]}" --target "$module" >"$OUT/logs/build-$module.log" 2>&1; then
         grep -v "Cannot export local symbol" "$OUT/logs/build-$module.log" | tail -n 40 >&2
         echo "fuzz: building $module failed" >&2
@@ -80,8 +80,9 @@ BIN=$("${SPM[@]}" --show-bin-path)
 OBJECTS=("$BIN"/CShims.build/*.o)
 for module in "${MODULES[@]}"; do OBJECTS+=("$BIN/$module.build"/*.o); done
 
-# StatusOutput's LED lines call the C shim, which links libgpiod and OpenSSL.
-read -r -a C_LIBRARIES <<<"$(pkg-config --libs libgpiod openssl)"
+# StatusOutput's LED lines call the C shim, which links libgpiod and OpenSSL;
+# the daemon's settings bring Discovery (avahi-client) and Fleet (libmosquitto).
+read -r -a C_LIBRARIES <<<"$(pkg-config --libs libgpiod openssl libmosquitto) -lavahi-client -lavahi-common"
 OUT_BIN=$OUT/bin/$CONFIGURATION
 mkdir -p "$OUT_BIN"
 for name in "${SELECTED[@]}"; do
@@ -94,6 +95,8 @@ for name in "${SELECTED[@]}"; do
     # gold warns once per ASan helper symbol ("Cannot export local symbol"); harmless.
     swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 "$OPTIMIZE" -g -module-name "FuzzTarget" \
         -I "$BIN/Modules" -Xcc -fmodule-map-file="$BIN/CShims.build/module.modulemap" \
+        -Xcc -fmodule-map-file="$REPO/Sources/CAvahi/module.modulemap" \
+        -Xcc -fmodule-map-file="$REPO/Sources/CMosquitto/module.modulemap" \
         "$FUZZ"/Support/*.swift "$FUZZ/Targets/$name.swift" "${OBJECTS[@]}" \
         "${C_LIBRARIES[@]}" -o "$binary" \
         2> >(grep -v "Cannot export local symbol" >&2)
@@ -115,7 +118,11 @@ for name in "${SELECTED[@]}"; do
     read -r -a options <<<"$(sed -n 's|^// fuzz-options: *||p' "$FUZZ/Targets/$name.swift" | head -n 1)"
     echo "fuzz: $name for $SECONDS_PER_TARGET s ($(find "$seeds" -type f | wc -l) seeds)"
     status=0
-    "$OUT_BIN/fuzz-$name" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
+    # A target that turns off per-input leak checks (-detect_leaks=0) also skips
+    # LeakSanitizer's check at exit, which would count tasks still winding down.
+    leaks=1
+    case " ${options[*]:-} " in *" -detect_leaks=0 "*) leaks=0 ;; esac
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=$leaks} "$OUT_BIN/fuzz-$name" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$artifacts/" -print_final_stats=1 ${options[@]+"${options[@]}"} \
         "$corpus" "$seeds" >"$log" 2>&1 || status=$?
     if [ "$status" -ne 0 ]; then

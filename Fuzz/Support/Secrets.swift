@@ -17,7 +17,19 @@ enum Secrets {
             while let last = value.last, " \t\"".contains(last) { value = value.dropLast() }
             values.append(String(value))
         }
-        return values.filter(isWorthChecking)
+        // A value that also stands elsewhere in the file (a section name, another
+        // key) may be repeated as that: only secrets seen once are looked for.
+        return values.filter { isWorthChecking($0) && occurrences(of: $0, in: text) == 1 }
+    }
+
+    static func occurrences(of needle: String, in haystack: String) -> Int {
+        var count = 0
+        var rest = haystack[...]
+        while let range = rest.firstRange(of: needle) {
+            count += 1
+            rest = rest[range.upperBound...]
+        }
+        return count
     }
 
     /// Values given to `--credentials` (as `--credentials=VALUE` or `--credentials VALUE`).
@@ -30,11 +42,15 @@ enum Secrets {
                 values.append(arguments[index + 1])
             }
         }
-        return values.filter(isWorthChecking)
+        // Only secrets that appear nowhere else on the command line are looked for.
+        let all = arguments.joined(separator: "\u{0}")
+        return values.filter { isWorthChecking($0) && occurrences(of: $0, in: all) == 1 }
     }
 
+    /// Long enough to be looked for, and not all `*`: a secret made of the
+    /// mask character looks the same masked (the echo shows stars by design).
     static func isWorthChecking(_ value: String) -> Bool {
-        value.count >= minimumLength && !"credentials-type".contains(value)
+        value.count >= minimumLength && !"credentials-type".contains(value) && !value.allSatisfy { $0 == "*" }
     }
 
     /// Fails when `output` repeats any of `secrets`.

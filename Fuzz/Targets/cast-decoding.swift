@@ -27,7 +27,7 @@ public func fuzzCastDecoding(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
                 do {
                     guard let message = try decoder.nextMessage() else { break }
                     inspect(message)
-                } catch let error where error.code == .frameTooLarge || error.code == .emptyFrame {
+                } catch let error where error.losesFraming {
                     return 0
                 } catch {
                     continue

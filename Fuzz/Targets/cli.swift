@@ -5,7 +5,7 @@
 // cast-gateway and cast-receiver-sim executables, which a fuzzer cannot
 // import, so their option reads are repeated here in the same order), then
 // ConsoleCommand.parseSeek/parseVolume and the action's name for `control`,
-// GatewayConfiguration.parseHostPort for `--device`, LogLevel(name:) for
+// DeviceSettings.parseHostPort for `--device`, LogLevel(name:) for
 // `--log-level`. Properties:
 // - no usage error repeats the value of --credentials (§3);
 // - a --device host that parses is one a resolver can take (§6).
@@ -99,7 +99,7 @@ private func finishKeeping(_ arguments: inout ArgumentReader) throws -> [String]
 /// OneShotCommands.swift `withDevice`: --device HOST[:PORT], --log-level.
 private func device(_ arguments: inout ArgumentReader) throws {
     guard let device = try arguments.option("--device") else { throw UsageError("--device HOST[:PORT] is required") }
-    guard let (host, _) = GatewayConfiguration.parseHostPort(device) else { throw UsageError("--device must be HOST or HOST:PORT") }
+    guard let (host, _) = DeviceSettings.parseHostPort(device) else { throw UsageError("--device must be HOST or HOST:PORT") }
     Hosts.requireValid(host, "the --device host")
     try logLevel(try arguments.option("--log-level"))
 }

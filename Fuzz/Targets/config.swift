@@ -1,13 +1,15 @@
 // fuzz-options: -max_len=16384 -dict=Fuzz/dictionaries/config.dict
 //
-// The config parser: bytes -> ConfigFile(path:text:) -> GatewayConfiguration(file:)
+// The config parser: bytes -> ConfigFile(path:text:) -> DaemonSettings(file:board:), every section
 // (what `run` and `check-config` do after reading the file), then every
 // keymap action's name (logged when a key is pressed). Properties:
 // - no error or warning repeats the value of a credentials line (§3);
 // - a leading UTF-8 byte-order mark and CRLF line ends change nothing (§6);
 // - a host that passes validation is one a resolver can take (§6).
+import Daemon
 import GatewayCore
 import GatewayModel
+import SystemSupport
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
@@ -15,10 +17,10 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let secrets = Secrets.inConfig(text)
     let outcome = ConfigOutcome(text)
     for message in outcome.messages { Secrets.requireHidden(secrets, in: message, "a config error or warning") }
-    if case .address(let host, _)? = outcome.configuration?.device {
+    if case .address(let host, _)? = outcome.configuration?.gateway.device.target {
         Hosts.requireValid(host, "the [device] host")
     }
-    for binding in (outcome.configuration?.keymaps ?? [:]).values.joined() {
+    for binding in (outcome.configuration?.keymaps ?? [:]).values.flatMap(\.bindings) {
         Fuzz.use(binding.action.name)
         Fuzz.use(Action(name: binding.action.name))
     }
@@ -37,14 +39,14 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 
 private struct ConfigOutcome {
     var entries: [ConfigFile.Entry]?
-    var configuration: GatewayConfiguration?
+    var configuration: DaemonSettings?
     var error: ConfigError?
 
     init(_ text: String) {
         do {
             let file = try ConfigFile(path: "gateway.conf", text: text)
             entries = file.entries
-            configuration = try GatewayConfiguration(file: file)
+            configuration = try DaemonSettings(file: file, board: nil)
         } catch {
             self.error = error
         }

@@ -68,9 +68,8 @@ private struct WholePath {
         let time = ManualTimeSource()  // never advanced: no heartbeat timeouts, no reconnects
         let link = MemoryLink()
         let receiver = ScriptedReceiver(link: link)
-        var configuration = GatewayConfiguration()
-        configuration.device = .address(host: "fuzz.invalid", port: 8009)
-        let gateway = Gateway(configuration: configuration, connector: { _, _ in link.clientEnd }, timeSource: time)
+        let settings = GatewaySettings(device: DeviceSettings(target: .address(host: "fuzz.invalid", port: 8009)))
+        let gateway = Gateway(settings: settings, connector: { _, _ in link.clientEnd }, timeSource: time)
         let interpreter = CommandInterpreter(gateway: gateway, version: "fuzz")
         let leds: [LEDRole: any LEDLine] = Dictionary(uniqueKeysWithValues: LEDRole.allCases.map { ($0, RecordingLED()) })
         let panel = LEDPanel(lines: leds, timeSource: time)
@@ -98,7 +97,7 @@ private struct WholePath {
             while true {
                 do {
                     guard try framing.nextMessage() != nil else { break }
-                } catch let error where error.code == .frameTooLarge || error.code == .emptyFrame {
+                } catch let error where error.losesFraming {
                     framingLost = true
                     break
                 } catch {

@@ -215,7 +215,7 @@ public actor CastChannel {
                 close(reason: CastError(.protocolError, "\(stream.peerDescription) does not speak Cast: \(error.detail);"
                     + " is it a Cast device, and is this its Cast port (usually 8009)?"))
                 return
-            } catch let error where error.code == .frameTooLarge || error.code == .emptyFrame {
+            } catch let error where error.losesFraming {
                 close(reason: CastError(.protocolError, "\(stream.peerDescription) sent a bad frame: \(error)"))
                 return
             } catch {

@@ -23,5 +23,11 @@ public struct CastProtocolError: Error, Equatable, Sendable, CustomStringConvert
         self.detail = detail
     }
 
+    /// Whether the byte stream cannot be resynchronized after this error, so
+    /// the connection must be closed (a broken length, or not Cast at all).
+    public var losesFraming: Bool {
+        code == .frameTooLarge || code == .emptyFrame || code == .notCast
+    }
+
     public var description: String { "Cast protocol error (\(code.rawValue)): \(detail)" }
 }

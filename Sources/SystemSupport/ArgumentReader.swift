@@ -50,9 +50,11 @@ public struct ArgumentReader {
     public mutating func finish(maximumPositionals: Int) throws -> [String] {
         for argument in remaining {
             if argument.hasPrefix("--") || (argument.hasPrefix("-") && argument.count > 1 && Double(argument) == nil) {
-                // Only the name: the value of `--name=VALUE` may be a secret.
+                // Only the name: the value of `--name=VALUE` may be a secret, and so
+                // may anything that does not look like an option name at all.
                 let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
-                throw UsageError("unknown option \(name)")
+                let looksLikeAName = name.count <= 32 && name.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+                throw UsageError(looksLikeAName ? "unknown option \(name)" : "an unknown option (not shown: it may hold a value); see --help")
             }
         }
         guard remaining.count <= maximumPositionals else {

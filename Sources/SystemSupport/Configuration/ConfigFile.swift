@@ -44,15 +44,20 @@ public struct ConfigFile: Sendable {
             }
             let key = String(trimmed[..<equals]).trimmingSpaces()
             var value = String(trimmed[trimmed.index(after: equals)...]).trimmingSpaces()
+            let shownKey = ConfigFile.keyForError(key)
             guard let section else {
-                throw ConfigError(file: path, line: lineNumber, key: key, message: "key outside any [section]")
+                throw ConfigError(file: path, line: lineNumber, key: shownKey, message: "key outside any [section]")
             }
             guard !key.isEmpty else {
                 throw ConfigError(file: path, line: lineNumber, key: "[\(section)]", message: "empty key before '='")
             }
             if line.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" }) {
-                throw ConfigError(file: path, line: lineNumber, key: "[\(section)] \(key)",
+                throw ConfigError(file: path, line: lineNumber, key: "[\(section)] \(shownKey)",
                                   message: "contains a control character (a NUL byte or similar); the file is damaged or not text")
+            }
+            guard key.allSatisfy(ConfigFile.isKeyCharacter) else {
+                throw ConfigError(file: path, line: lineNumber, key: "[\(section)] \(shownKey)",
+                                  message: "is not a key name: keys are letters, digits and - _ . : * (is a '=' missing or misplaced?)")
             }
             // A trailing " # comment" is allowed unless the value is quoted.
             if value.hasPrefix("\"") {
@@ -75,12 +80,27 @@ public struct ConfigFile: Sendable {
 
     /// Words that mark a line or key as holding a secret: such text is never
     /// repeated in an error message (which ends up in logs and on consoles).
-    static let secretWords = ["credential", "password", "passwd", "secret", "token", "psk", "private"]
+    static let secretWords = ["cred", "password", "passwd", "secret", "token", "psk", "private"]
 
     /// Whether a key (or a malformed line) looks like it holds a secret.
     public static func looksSecret(_ text: String) -> Bool {
-        let lowered = text.lowercased()
-        return secretWords.contains { lowered.contains($0) }
+        // Letters only, so that `cre\0dentials` or `pass-word` still count.
+        let letters = String(text.lowercased().filter { $0.isLetter })
+        return secretWords.contains { letters.contains($0.filter(\.isLetter)) }
+    }
+
+    /// The characters of key names: letters, digits and `- _ . : *` (keymaps use `REMOTE:BUTTON`).
+    static func isKeyCharacter(_ character: Character) -> Bool {
+        character.isASCII && (character.isLetter || character.isNumber || "-_.:*".contains(character))
+    }
+
+    /// A key as an error may show it: a plain name as it is; a key that looks
+    /// like it swallowed a secret (`credentials:hunter2`) or is not a name at all, hidden.
+    static func keyForError(_ key: String) -> String {
+        let plainName = key.count <= 40 && key.allSatisfy { ($0.isASCII && $0.isLetter) || $0 == "-" }
+        if plainName { return key }
+        if looksSecret(key) || !key.allSatisfy(isKeyCharacter) { return "<a malformed key, not shown>" }
+        return key
     }
 
     /// `'text'` for an error message, or a description when it may be a secret.

@@ -46,6 +46,9 @@ fi
 
 echo "== fuzz ($FUZZ_SECONDS s per target)"
 bash "$REPO/Fuzz/run.sh" "$FUZZ_SECONDS"
+# Targets built by their own scripts (their modules need OpenSSL or stand alone).
+bash "$REPO/Fuzz/run-device-auth.sh" "$FUZZ_SECONDS"
+bash "$REPO/Fuzz/run-mqtt-command.sh" "$FUZZ_SECONDS"
 
 echo "== virtual board"
 set +e

@@ -106,8 +106,8 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskTests",
-            dependencies: ["Kiosk", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "SystemSupport",
-                           "TestSupport"]
+            dependencies: ["Kiosk", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "StatusOutput",
+                           "SystemSupport", "TestSupport"]
         ),
         .testTarget(name: "CastProtocolTests", dependencies: ["CastProtocol", "TestSupport"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),

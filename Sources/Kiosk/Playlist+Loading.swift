@@ -50,7 +50,7 @@ extension Playlist {
         var pendingDuration: Double?
         var body = Substring(text)
         if body.hasPrefix("\u{FEFF}") { body = body.dropFirst() }
-        for (offset, rawLine) in body.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (offset, rawLine) in body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let number = offset + 1
             func fail(_ message: String) -> PlaylistError { PlaylistError(file: path, line: number, message: message) }
             var line = rawLine.trimmingSpaces()

@@ -60,7 +60,7 @@ public struct Schedule: Sendable, Equatable {
     /// Parses `07:00-23:00[, HH:MM-HH:MM...]`; nil with a reason when malformed.
     public static func parse(_ text: String) -> Result<Schedule, ScheduleError> {
         var windows: [Window] = []
-        for part in text.split(separator: ",") {
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let trimmed = part.trimmingSpaces()
             let ends = trimmed.split(separator: "-", omittingEmptySubsequences: false)
             guard ends.count == 2, let start = minutes(ends[0].trimmingSpaces()), let end = minutes(ends[1].trimmingSpaces()) else {

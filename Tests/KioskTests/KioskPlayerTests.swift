@@ -137,7 +137,12 @@ final class KioskPlayerTests: XCTestCase {
         await harness.simulator.setFaults(faults)
         let settings = try harness.settings(playlist: [one, two, three, "/srv/media/local.mp4"])
         harness.startPlayer(settings)
-        let failing = await eventually { await harness.gateway.state.kioskProblem != nil }
+        // Each retry waits 2 s on the clock.
+        var failing = false
+        for _ in 0..<20 where !failing {
+            await harness.advance(seconds: 1)
+            failing = await harness.gateway.state.kioskProblem != nil
+        }
         XCTAssertTrue(failing)
         let state = await harness.gateway.state
         XCTAssertTrue(state.kioskProblem?.contains("every item of") ?? false, "\(state.kioskProblem ?? "")")

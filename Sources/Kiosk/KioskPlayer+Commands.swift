@@ -11,12 +11,14 @@ extension KioskPlayer {
         mode = .waiting("checkout")
         var done: [String] = []
         var failures: [String] = []
-        if let appID = latest.appID {
+        // The gateway's own state: this player's latest snapshot may lag a guest's launch.
+        let current = await gateway.state
+        if let appID = current.appID {
             do {
                 try await gateway.perform(.stopApp)
-                done.append("stopped \(latest.appName ?? appID)")
+                done.append("stopped \(current.appName ?? appID)")
             } catch {
-                failures.append("could not stop \(latest.appName ?? appID): \(error)")
+                failures.append("could not stop \(current.appName ?? appID): \(error)")
             }
         }
         await gateway.forgetTypedCredentials()

@@ -112,7 +112,11 @@ final class KioskPlayerTests: XCTestCase {
         try await harness.gateway.perform(.setVolume(0.9))
         let phone = await harness.phone(appID: "0F0F0F0F")
         try await phone.launch()
-        let guest = await eventually { await harness.player?.status().contains { $0.hasPrefix("now: a guest") } ?? false }
+        let guest = await eventually {
+            let appID = await harness.gateway.state.appID
+            let status = await harness.player?.status() ?? []
+            return appID == "0F0F0F0F" && status.contains { $0.hasPrefix("now: a guest") }
+        }
         XCTAssertTrue(guest)
 
         let lines = try await harness.player?.checkout() ?? []

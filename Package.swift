@@ -81,8 +81,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "cast-gateway",
-            dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "DeviceAuth", "Discovery", "RemoteInput",
-                           "StatusOutput", "TLS", "ReceiverSimulator", "SystemSupport"],
+            dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "DeviceAuth", "Discovery", "Kiosk",
+                           "RemoteInput", "StatusOutput", "TLS", "ReceiverSimulator", "SystemSupport"],
             // Release builds carry the Swift runtime inside (the board has no Swift installed).
             linkerSettings: staticSwiftRuntimeInRelease
         ),

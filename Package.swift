@@ -67,8 +67,13 @@ let package = Package(
             dependencies: ["CastClient", "CastProtocol", "GatewayModel", "SystemSupport"]
         ),
         .target(
+            name: "Kiosk",
+            dependencies: ["CastClient", "CastProtocol", "GatewayCore", "GatewayModel", "SystemSupport"]
+        ),
+        .target(
             name: "Daemon",
-            dependencies: ["CastClient", "Discovery", "Fleet", "GatewayCore", "GatewayModel", "RemoteInput", "StatusOutput", "SystemSupport"]
+            dependencies: ["CastClient", "Discovery", "Fleet", "GatewayCore", "GatewayModel", "Kiosk", "RemoteInput", "StatusOutput",
+                           "SystemSupport"]
         ),
         .target(
             name: "ReceiverSimulator",
@@ -76,8 +81,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "cast-gateway",
-            dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "DeviceAuth", "Discovery", "RemoteInput",
-                           "StatusOutput", "TLS", "ReceiverSimulator", "SystemSupport"],
+            dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "DeviceAuth", "Discovery", "Kiosk",
+                           "RemoteInput", "StatusOutput", "TLS", "ReceiverSimulator", "SystemSupport"],
             // Release builds carry the Swift runtime inside (the board has no Swift installed).
             linkerSettings: staticSwiftRuntimeInRelease
         ),
@@ -99,12 +104,17 @@ let package = Package(
             dependencies: ["CastClient", "CastProtocol", "SystemSupport"],
             path: "Tests/TestSupport"
         ),
+        .testTarget(
+            name: "KioskTests",
+            dependencies: ["Kiosk", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "StatusOutput",
+                           "SystemSupport", "TestSupport"]
+        ),
         .testTarget(name: "CastProtocolTests", dependencies: ["CastProtocol", "TestSupport"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "RemoteInput",
-                           "StatusOutput", "SystemSupport", "TestSupport"]
+            dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Kiosk", "ReceiverSimulator",
+                           "RemoteInput", "StatusOutput", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "DeviceAuthTests",

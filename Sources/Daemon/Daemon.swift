@@ -6,6 +6,7 @@ import Discovery
 import Fleet
 import GatewayCore
 import GatewayModel
+import Kiosk
 import RemoteInput
 import StatusOutput
 import SystemSupport
@@ -33,10 +34,15 @@ public final class Daemon: Sendable {
     private let timeSource: any TimeSource
     private let version: String
     private let logger = Logger(label: "main")
+    /// The kiosk player that runs now (`checkout`, `playlist ...`, play keys for `start = key`).
+    public let kiosk = KioskHandle()
+    private let mediaLocator: any MediaLocator
+    private let wallClock: any WallClock
 
     public init(path: String, settings: DaemonSettings, boardOverride: String? = nil, logLevelOverride: LogLevel? = nil,
                 connector: @escaping CastClient.Connector, authenticator: @escaping Gateway.AuthenticatorFactory = { _ in nil },
-                timeSource: any TimeSource = SystemTimeSource(), notifier: SystemdNotifier = SystemdNotifier(), version: String) {
+                timeSource: any TimeSource = SystemTimeSource(), notifier: SystemdNotifier = SystemdNotifier(), version: String,
+                mediaLocator: any MediaLocator = LocalFilesUnavailable(), wallClock: any WallClock = SystemWallClock()) {
         self.path = path
         self.settings = StateBroadcaster(settings)
         self.boardOverride = boardOverride
@@ -44,6 +50,8 @@ public final class Daemon: Sendable {
         self.timeSource = timeSource
         self.notifier = notifier
         self.version = version
+        self.mediaLocator = mediaLocator
+        self.wallClock = wallClock
         gateway = Gateway(settings: settings.gateway, connector: connector, timeSource: timeSource, version: version,
                           authenticator: authenticator)
         inputs = InputEvent.makeStream()
@@ -57,15 +65,17 @@ public final class Daemon: Sendable {
                 keyLogger.warning("\(action.name) failed: \(error)")
             }
         }
+        let kiosk = self.kiosk
         remote = RemoteControl(keymaps: settings.remoteKeymaps, scheduler: scheduler, events: inputs.events) { event, action in
             await gateway.recordInput(event, action: action)
+            await kiosk.keyPressed(action)
         }
         Logger.level = logLevelOverride ?? settings.log.level
     }
 
     /// The console's interpreter: commands against the gateway, `key NAME` into the input stream.
     public func interpreter(for context: ConsoleCommand.Context = .console) -> CommandInterpreter {
-        CommandInterpreter(gateway: gateway, version: version, keys: remote, context: context)
+        CommandInterpreter(gateway: gateway, version: version, keys: remote, kiosk: kiosk, context: context)
     }
 
     /// The services in start order; the group stops them in reverse, so the
@@ -74,6 +84,7 @@ public final class Daemon: Sendable {
                          watchdog: Duration? = nil) -> [any Service] {
         let gateway = self.gateway, sink = inputs.sink, timeSource = self.timeSource, pushes = self.pushes
         let interpreter = self.interpreter(), version = self.version, startedAt = timeSource.now
+        let kiosk = self.kiosk, mediaLocator = self.mediaLocator, wallClock = self.wallClock
         var services: [any Service] = [
             ReconfigurableService(name: "leds", settings: settings, part: \.leds) { leds in
                 leds.lines.isEmpty ? nil : LEDService(settings: leds, gateway: gateway, timeSource: timeSource)
@@ -117,6 +128,10 @@ public final class Daemon: Sendable {
                                  })
                 }
             },
+            ReconfigurableService(name: "kiosk", settings: settings, part: \.kiosk) { settings in
+                settings.isEnabled
+                    ? KioskService(settings: settings, gateway: gateway, handle: kiosk, locator: mediaLocator, wallClock: wallClock) : nil
+            },
             StatusReporterService(gateway: gateway, notifier: notifier, pushes: pushes),
             ReloadService(daemon: self, signals: reloadSignals),
             NotifierService(notifier: notifier, gateway: gateway, timeSource: timeSource, watchdogInterval: watchdog),
@@ -143,7 +158,10 @@ public final class Daemon: Sendable {
         remote.setKeymaps(new.remoteKeymaps)
         await gateway.apply(new.gateway)
         await gateway.setConfigProblem(nil)
+        let kioskUnchanged = settings.current.kiosk == new.kiosk
         settings.publish(new)
+        // A changed [kiosk] restarts the player, which reads the file afresh; otherwise the file may have changed alone.
+        if kioskUnchanged { await kiosk.reloadIfRunning() }
         logger.notice("configuration reloaded from \(path)")
         return nil
     }

@@ -9,14 +9,18 @@ public struct CommandInterpreter: Sendable {
     public let version: String
     /// Where `key NAME` presses go: the remote control, as real keys do.
     public let keys: (any InputHandler)?
+    /// The kiosk player, when `[kiosk]` is configured (`checkout`, `playlist ...`).
+    public let kiosk: (any KioskControl)?
 
     /// Where the commands are typed (the help differs).
     public let context: ConsoleCommand.Context
 
-    public init(gateway: Gateway, version: String, keys: (any InputHandler)? = nil, context: ConsoleCommand.Context = .console) {
+    public init(gateway: Gateway, version: String, keys: (any InputHandler)? = nil, kiosk: (any KioskControl)? = nil,
+                context: ConsoleCommand.Context = .console) {
         self.gateway = gateway
         self.version = version
         self.keys = keys
+        self.kiosk = kiosk
         self.context = context
     }
 
@@ -51,6 +55,7 @@ public struct CommandInterpreter: Sendable {
                 let state = await gateway.state
                 var lines = [StatusLine.render(state, now: gateway.timeSource.now.seconds)]
                 if let problem = state.configProblem { lines.append("  config: \(problem)") }
+                if let problem = state.kioskProblem { lines.append("  kiosk: \(problem)") }
                 if state.link == .connected {
                     lines.append("  device authentication: \(state.authentication)" + (state.authenticationProblem.map { ": \($0)" } ?? ""))
                 }
@@ -94,6 +99,18 @@ public struct CommandInterpreter: Sendable {
             case .credentials(let value):
                 await gateway.setLaunchCredentials(value.map { LaunchCredentials(credentials: $0) })
                 return [value == nil ? "ok: launch credentials cleared" : "ok: launch credentials set (not shown)"]
+            case .checkout:
+                return try await requireKiosk().checkout()
+            case .playlist(let request):
+                let kiosk = try requireKiosk()
+                switch request {
+                case .show: return await kiosk.playlistStatus()
+                case .reload: return try await kiosk.reloadPlaylist()
+                case .start: return try await kiosk.startLoop()
+                case .stop: return try await kiosk.stopLoop()
+                case .next: return try await kiosk.skip(by: 1)
+                case .previous: return try await kiosk.skip(by: -1)
+                }
             case .logLevel(let level):
                 Logger.level = level
                 return ["ok: log level \(level.name)"]
@@ -102,5 +119,12 @@ public struct CommandInterpreter: Sendable {
         } catch {
             return ["error: \(error)"]
         }
+    }
+
+    private func requireKiosk() throws(GatewayError) -> any KioskControl {
+        guard let kiosk else {
+            throw GatewayError(.unavailable, "no kiosk loop is configured: add a [kiosk] section with playlist, media or app-id")
+        }
+        return kiosk
     }
 }

@@ -20,7 +20,15 @@ public enum ConsoleCommand: Sendable, Equatable {
     case logLevel(LogLevel)
     /// Presses a remote key by name (`KEY_PLAY`, or a CEC name like `PLAY`).
     case key(String)
+    /// Front-desk reset of the kiosk (stop the guest's app, forget typed credentials, volume, loop from item 1).
+    case checkout
+    case playlist(PlaylistRequest)
     case quit
+
+    /// `playlist`, `playlist reload`, ...: the kiosk loop.
+    public enum PlaylistRequest: String, Sendable, Equatable, CaseIterable {
+        case show, reload, start, stop, next, previous
+    }
 
     /// Where commands are typed: the help differs a little.
     public enum Context: Sendable {
@@ -57,6 +65,9 @@ public enum ConsoleCommand: Sendable, Equatable {
         key NAME               press a remote key (KEY_PLAYPAUSE, KEY_VOLUMEUP, or CEC names like PLAY)
         log LEVEL              error, warning, notice, info, debug, trace
         preset N               play preset N (0-9) from [presets]
+        playlist               kiosk loop: the current item and position
+        playlist reload | start | stop | next | prev   re-read the playlist file, start or stop the loop, skip
+        checkout               front desk: stop the guest's app, clear typed creds, reset volume, loop from item 1
         """
 
     /// Whether the command only shows something (allowed on a status-only console).
@@ -145,6 +156,17 @@ public enum ConsoleCommand: Sendable, Equatable {
         case "key":
             guard arguments.count == 1 else { throw UsageError("usage: key NAME (e.g. key KEY_PLAYPAUSE)") }
             self = .key(arguments[0].uppercased())
+        case "checkout": self = try noArguments(.checkout)
+        case "playlist":
+            switch arguments.map({ $0.lowercased() }) {
+            case []: self = .playlist(.show)
+            case ["reload"]: self = .playlist(.reload)
+            case ["start"]: self = .playlist(.start)
+            case ["stop"]: self = .playlist(.stop)
+            case ["next"]: self = .playlist(.next)
+            case ["prev"], ["previous"]: self = .playlist(.previous)
+            default: throw UsageError("usage: playlist [reload | start | stop | next | prev]")
+            }
         case "json":
             guard arguments.count == 1, ["on", "off"].contains(arguments[0]) else { throw UsageError("usage: json on|off") }
             self = .json(arguments[0] == "on")

@@ -35,6 +35,7 @@ public actor Gateway {
     private var inputProblems: [String: String] = [:]
     private var configProblem: String?
     private var serviceProblems: [String: String] = [:]
+    private var kioskProblem: String?
     private var tvControl: (any TVControl)?
     /// Credentials typed at runtime (`creds`): they outlive reconnects and new
     /// clients (a named device that leaves and returns) until cleared. nil: none typed.
@@ -125,6 +126,13 @@ public actor Gateway {
         publish()
     }
 
+    /// Shows (or with nil clears) why the kiosk loop cannot play (LED error 5).
+    public func setKioskProblem(_ problem: String?) {
+        guard kioskProblem != problem else { return }
+        kioskProblem = problem
+        publish()
+    }
+
     /// Shows (or with nil clears) a configuration problem: a reload that was refused.
     public func setConfigProblem(_ problem: String?) {
         guard configProblem != problem else { return }
@@ -169,6 +177,9 @@ public actor Gateway {
     public func setTVControl(_ control: (any TVControl)?) {
         tvControl = control
     }
+
+    /// Whether TV power control (CEC) is set up.
+    public var hasTVControl: Bool { tvControl != nil }
 
     /// Powers the TV on or puts it in standby; throws when no CEC adapter is set up.
     func controlTV(on: Bool) throws {
@@ -368,6 +379,7 @@ public actor Gateway {
         state.inputProblems = inputProblems
         state.configProblem = configProblem
         state.serviceProblems = serviceProblems
+        state.kioskProblem = kioskProblem.map(shown)
         state.devices = discovery.devices
         state.discoveryProblem = discovery.problem
         if let snapshot = clientState {
@@ -393,9 +405,13 @@ public actor Gateway {
                 state.positionTimestamp = snapshot.mediaUpdatedAt.seconds
                 state.playbackRate = media.playbackRate
                 state.duration = media.media?.duration
+                state.contentID = media.media?.contentID
+                state.mediaSessionID = media.mediaSessionID
+                state.idleReason = media.playerState == .idle ? media.idleReason.map(shown) : nil
             } else if snapshot.application != nil {
                 state.player = .idle
             }
+            state.mediaKnown = snapshot.mediaKnown
             state.authentication = snapshot.authentication.summary
             if case .authenticated(let result) = snapshot.authentication { state.audioOnly = result.audioOnly }
             if case .failed(let error) = snapshot.authentication, error.code != .noTrustAnchors {

@@ -57,6 +57,17 @@ public struct GatewayState: Sendable, Equatable {
     public var positionTimestamp: Double = 0
     public var playbackRate: Double = 1
     public var duration: Double?
+    /// The media's content id (its URL) exactly as the receiver reports it,
+    /// for comparison only (the kiosk tells its own media from a guest's):
+    /// not escaped, so outputs show `title` instead.
+    public var contentID: String?
+    /// The receiver's media session; a new LOAD (from anyone) starts a new one.
+    public var mediaSessionID: Int?
+    /// Whether the media status of the foreground app has been read (after
+    /// joining it); until then `player` says nothing about its media.
+    public var mediaKnown = false
+    /// Why the player is IDLE: `FINISHED`, `CANCELLED`, `INTERRUPTED`, `ERROR`.
+    public var idleReason: String?
     /// Device volume 0...1.
     public var volume: Double?
     public var muted: Bool = false
@@ -69,6 +80,9 @@ public struct GatewayState: Sendable, Equatable {
     public var inputProblems: [String: String] = [:]
     /// Services that are configured but not working, by name (`mqtt`).
     public var serviceProblems: [String: String] = [:]
+    /// Why the kiosk loop cannot play (every item failed, the playlist is
+    /// unreadable); nil when it plays or is not configured.
+    public var kioskProblem: String?
     /// A configuration file that a reload refused (the running one stays in force).
     public var configProblem: String?
     /// Device authentication of the receiver: off, pending, ok, ok (audio only), failed (CODE).

@@ -71,6 +71,8 @@ extension LEDPattern {
         case deviceUnreachable = 2
         case launchRefused = 3
         case inputMissing = 4
+        /// Every item of the kiosk playlist failed (or it cannot be read); the player backs off.
+        case playlistFailing = 5
         /// The receiver failed device authentication against the trust anchors.
         case notAuthenticated = 6
         /// A reload found the config file invalid; the previous settings run on.
@@ -82,7 +84,8 @@ extension LEDPattern {
     /// - link: off without a device, blinking while connecting or searching, on when connected;
     /// - play: on playing, slow blink paused, fast blink buffering, off otherwise;
     /// - error: flashes 2 (device unreachable), 3 (launch refused), 6 (the receiver failed
-    ///   device authentication), 4 (remote input missing) or 7 (a reload found the config file invalid).
+    ///   device authentication), 4 (remote input missing), 5 (the kiosk playlist fails) or 7 (a reload
+    ///   found the config file invalid).
     public static func patterns(for state: GatewayState, starting: Bool, inputMissing: Bool) -> [LEDRole: LEDPattern] {
         var patterns: [LEDRole: LEDPattern] = [:]
         patterns[.power] = starting ? .on : .blink(on: .milliseconds(100), off: .milliseconds(1900))
@@ -102,6 +105,7 @@ extension LEDPattern {
         if state.lastError?.code == "launch-failed" { code = .launchRefused }
         if code == nil, state.authenticationProblem != nil { code = .notAuthenticated }
         if code == nil, inputMissing { code = .inputMissing }
+        if code == nil, state.kioskProblem != nil { code = .playlistFailing }
         if code == nil, state.configProblem != nil { code = .configInvalid }
         patterns[.error] = code.map { .flashCode($0.rawValue) } ?? .off
         return patterns

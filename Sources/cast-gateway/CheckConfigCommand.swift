@@ -1,5 +1,6 @@
 import Daemon
 import GatewayCore
+import Kiosk
 import SystemSupport
 
 /// `cast-gateway check-config FILE [--board NAME]`.
@@ -17,6 +18,17 @@ func checkConfig(_ arguments: inout ArgumentReader) throws -> Int32 {
         case .id(let id)?: "id \(id)"
         case nil: "none (set [device] host)"
         }
+        var kioskLine: String?
+        if settings.kiosk.isEnabled {
+            // The playlist is checked too: an installer sees its file and line now, not at the first loop.
+            let playlist = try Playlist.load(settings.kiosk.source)
+            var kiosk = playlist.isEmpty ? "  kiosk: welcome app \(settings.kiosk.appID ?? "?")" : "  kiosk: \(playlist.count) items from \(playlist.origin)"
+            kiosk += ", start \(settings.kiosk.start.rawValue)"
+            if !settings.kiosk.schedule.windows.isEmpty {
+                kiosk += ", schedule \(settings.kiosk.schedule.windows.map(\.description).joined(separator: ", "))"
+            }
+            kioskLine = kiosk
+        }
         StandardOutput.line("\(path): ok")
         if let board = settings.board { StandardOutput.line("  board: \(board.name) (\(board.model))") }
         StandardOutput.line("  device: \(device)")
@@ -29,6 +41,7 @@ func checkConfig(_ arguments: inout ArgumentReader) throws -> Int32 {
         let bindings = settings.keymaps.values.filter { !$0.bindings.isEmpty }.map { "\($0.source.rawValue) \($0.bindings.count)" }.sorted()
         StandardOutput.line("  keymaps: \(bindings.joined(separator: ", ").ifEmpty("defaults"))")
         StandardOutput.line("  console: \(settings.console.device.map { "\($0) at \(settings.console.baud) baud" } ?? "off")")
+        if let kioskLine { StandardOutput.line(kioskLine) }
         return ExitCode.ok
     } catch {
         StandardOutput.line("error: \(error)")

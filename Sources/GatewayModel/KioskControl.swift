@@ -1,0 +1,20 @@
+/// What the console (and MQTT, through the same interpreter) can ask of the
+/// kiosk player, without the core knowing the Kiosk module. Answers are
+/// lines for the console; a failure throws an error whose text says why.
+public protocol KioskControl: Sendable {
+    /// Front-desk reset: stop any guest app, forget typed credentials, reset
+    /// the volume, restart the loop from the first item.
+    func checkout() async throws -> [String]
+    /// Re-reads the playlist file (or media directory).
+    func reloadPlaylist() async throws -> [String]
+    /// The current item, its position and what the loop is doing.
+    func playlistStatus() async -> [String]
+    /// Starts the loop now (`start = key` or `never`, or after `playlist stop`).
+    func startLoop() async throws -> [String]
+    /// Stops the loop and its media until `playlist start` or checkout.
+    func stopLoop() async throws -> [String]
+    /// Skips to the next (or with -1 the previous) item.
+    func skip(by offset: Int) async throws -> [String]
+    /// A remote key's action, for `start = key`.
+    func keyPressed(_ action: Action?) async
+}

@@ -1,0 +1,502 @@
+import CastClient
+import GatewayCore
+import GatewayModel
+import SystemSupport
+
+/// Plays the kiosk's loop on the gateway: one LOAD per item, the next one
+/// when the receiver reports the item FINISHED (or a slide's time is up),
+/// the current item and position saved so a power cut resumes it, guests
+/// left alone and the loop taken back when they are done, the schedule kept.
+///
+/// Everything happens in reaction to gateway snapshots, commands and one
+/// deadline on the gateway's clock, so tests drive it on a manual clock.
+public actor KioskPlayer {
+    /// What the player is doing.
+    enum Mode: Equatable {
+        /// Not playing: not started yet (`start = key|never`), stopped, at the end (`loop = false`), nothing to play.
+        case waiting(String)
+        /// Outside the schedule.
+        case closed
+        /// The current item is to be loaded (`attempt` of `maximumAttempts`), not before `notBefore`.
+        case loading(attempt: Int, notBefore: Duration?)
+        case playing(Playing)
+        /// The welcome app: to be launched, or showing (until the deadline, or for good without a playlist).
+        case welcome(until: Duration?, launched: Bool)
+        /// Someone else has the screen.
+        case guest(Guest)
+        /// Every item failed: waiting before the next round.
+        case backingOff(until: Duration)
+    }
+
+    struct Playing: Equatable {
+        var itemIndex: Int
+        /// The URL the LOAD named (the receiver reports it as contentId).
+        var contentID: String
+        var sessionID: Int?
+        /// A slide's end.
+        var imageEnds: Duration?
+        /// The receiver has shown it playing (the item is healthy).
+        var confirmed = false
+    }
+
+    struct Guest: Equatable {
+        /// A guest's app or media was seen (not merely ours stopped from a remote).
+        var seen: Bool
+        /// Since when nothing has been playing.
+        var idleSince: Duration?
+        var appName: String?
+        var since: Duration
+    }
+
+    /// LOAD tries per item before it is skipped.
+    static let maximumAttempts = 2
+    static let retryDelay = Duration.seconds(2)
+    /// How often the position is saved while playing.
+    static let saveInterval = Duration.seconds(5)
+    /// How long a start after boot waits to learn what the receiver is playing.
+    static let startupLook = Duration.seconds(5)
+
+    let settings: KioskSettings
+    let gateway: Gateway
+    let locator: any MediaLocator
+    let wallClock: any WallClock
+    let store: KioskStateStore
+    let clock: any TimeSource
+    let logger = Logger(label: "kiosk")
+    var generator: SeededGenerator
+
+    var playlist = Playlist(items: [])
+    var mode = Mode.waiting("starting")
+    var latest = GatewayState()
+    /// Bumped by every command that changes the mode, so a LOAD that was in
+    /// flight meanwhile does not overwrite what the command decided.
+    var epoch = 0
+    /// Whether the loop should run (start = boot, a key, `playlist start`), schedule permitting.
+    var loopRequested = false
+    /// Where the next LOAD starts (a resumed or interrupted item).
+    var pendingStart = 0.0
+    /// The saved state found at start, until the first LOAD.
+    var resumeFrom: KioskSavedState?
+    /// Until then, a first start waits to learn whether a guest is on screen.
+    var startupLookUntil: Duration?
+    var consecutiveFailures = 0
+    var backoff = Backoff(initial: .seconds(30), maximum: .seconds(600))
+    var driving = false
+    var nextSave: Duration?
+    var lastSaved: KioskSavedState?
+    /// False once the player is dropped without a graceful stop (tests: kill -9).
+    var savesEnabled = true
+    var standbyUnavailableLogged = false
+    var timer: (id: Int, deadline: Duration, task: Task<Void, Never>)?
+    var nextTimerID = 0
+    /// The gateway's `[cast] app-id`: the kiosk's LOADs run in it.
+    var castAppID = ""
+
+    public init(settings: KioskSettings, gateway: Gateway, locator: any MediaLocator = LocalFilesUnavailable(),
+                wallClock: any WallClock = SystemWallClock(), generator: SeededGenerator = SeededGenerator()) {
+        self.settings = settings
+        self.gateway = gateway
+        self.locator = locator
+        self.wallClock = wallClock
+        self.generator = generator
+        self.clock = gateway.timeSource
+        store = KioskStateStore(path: settings.statePath)
+    }
+
+    /// Plays until cancelled, then saves the position (a graceful stop).
+    public func run() async {
+        await start()
+        for await state in gateway.states() {
+            await handle(state)
+        }
+        await finish()
+    }
+
+    private func start() async {
+        do {
+            playlist = try Playlist.load(settings.source)
+            if settings.shuffle { playlist.rewind(shuffle: true, using: &generator) }
+            if !playlist.isEmpty { logger.notice("playlist \(playlist.origin): \(playlist.count) items") }
+        } catch {
+            logger.error("the kiosk cannot play: \(error)")
+            await gateway.setKioskProblem("\(error)")
+        }
+        resumeFrom = store.load()
+        startupLookUntil = clock.now + KioskPlayer.startupLook
+        loopRequested = settings.start == .boot
+        if !scheduleIsOpen {
+            logger.notice("outside the schedule (\(settings.schedule.windows.map(\.description).joined(separator: ", "))): waiting")
+            mode = .closed
+        } else if loopRequested {
+            beginLoop(resuming: true)
+        } else {
+            mode = .waiting(settings.start == .key ? "waiting for a play key" : "waiting for 'playlist start'")
+        }
+        rescheduleTimer()
+    }
+
+    private func finish() async {
+        timer?.task.cancel()
+        timer = nil
+        guard savesEnabled else { return }
+        saveNow(force: true)
+        await store.flush()
+        await gateway.setKioskProblem(nil)
+    }
+
+    /// Drops the player as `kill -9` would: nothing more is saved (tests).
+    func dropWithoutSaving() {
+        savesEnabled = false
+    }
+
+    // MARK: Snapshots
+
+    func handle(_ state: GatewayState) async {
+        latest = state
+        castAppID = await gateway.settings.cast.appID
+        guard state.link == .connected else { return }
+        switch mode {
+        case .loading, .welcome(_, launched: false):
+            await drive()
+        case .playing(let playing):
+            await follow(playing, in: state)
+        case .welcome(_, launched: true):
+            if let appID = state.appID, !isOwnApp(appID) {
+                enterGuest(seen: true, reason: "a guest cast \(state.appName ?? appID)")
+            } else if state.appID == nil {
+                enterGuest(seen: false, reason: "the welcome app was stopped on the TV")
+            }
+        case .guest(var guest):
+            if isForeign(state) {
+                guest.seen = true
+                guest.appName = state.appName ?? guest.appName
+            }
+            if guest.seen, state.appID == nil {
+                await returnFromGuest("the guest's app stopped")
+                return
+            }
+            let active = state.player == .playing || state.player == .buffering
+            if active { guest.idleSince = nil } else if guest.idleSince == nil { guest.idleSince = clock.now }
+            mode = .guest(guest)
+        case .waiting, .closed, .backingOff:
+            break
+        }
+        rescheduleTimer()
+    }
+
+    /// Watches the receiver while the kiosk's item plays.
+    private func follow(_ playing: Playing, in state: GatewayState) async {
+        guard let appID = state.appID else {
+            enterGuest(seen: false, reason: "the kiosk's app was stopped on the TV")
+            return
+        }
+        guard isOwnApp(appID) else {
+            enterGuest(seen: true, reason: "a guest cast \(state.appName ?? appID)")
+            return
+        }
+        guard let contentID = state.contentID else { return }  // not known yet (joining)
+        var current = playing
+        if contentID != playing.contentID || (playing.sessionID != nil && state.mediaSessionID != playing.sessionID) {
+            enterGuest(seen: true, reason: "a guest loaded other media")
+            return
+        }
+        if current.sessionID == nil { current.sessionID = state.mediaSessionID }
+        if state.player == .playing, !current.confirmed {
+            current.confirmed = true
+            await itemIsHealthy()
+        }
+        mode = .playing(current)
+        guard state.player == .idle else { return }
+        switch state.idleReason {
+        case "FINISHED":
+            logger.info("item \(current.itemIndex + 1)/\(playlist.count) finished")
+            await advance()
+        case "ERROR":
+            await itemFailed(current.itemIndex, reason: "the receiver could not play it (IDLE, ERROR)", attempt: 1, retryable: true)
+        case "CANCELLED", "INTERRUPTED":
+            enterGuest(seen: false, reason: "the kiosk's item was stopped on the TV")
+        default:
+            break
+        }
+    }
+
+    // MARK: Loading
+
+    /// Starts the loop at the current item (the saved one after boot).
+    func beginLoop(resuming: Bool) {
+        epoch += 1
+        pendingStart = 0
+        guard !playlist.isEmpty else {
+            mode = settings.appID == nil ? .waiting("nothing to play") : .welcome(until: nil, launched: false)
+            return
+        }
+        if resuming, let saved = resumeFrom {
+            let index = playlist.items.indices.contains(saved.itemIndex) && playlist.items[saved.itemIndex].source == saved.source
+                ? saved.itemIndex : playlist.index(ofSource: saved.source)
+            if let index {
+                playlist.select(itemIndex: index)
+                pendingStart = saved.position
+                logger.notice("resuming item \(index + 1)/\(playlist.count) at \(Int(saved.position)) s")
+            } else {
+                logger.notice("the saved item \(saved.source) is no longer in the playlist: starting from the first item")
+            }
+        }
+        resumeFrom = nil
+        mode = .loading(attempt: 1, notBefore: nil)
+    }
+
+    /// Does what the mode asks for while it can (one LOAD or launch at a time).
+    func drive() async {
+        guard !driving else { return }
+        driving = true
+        defer { driving = false }
+        while latest.link == .connected {
+            switch mode {
+            case .loading(let attempt, let notBefore):
+                if let notBefore, clock.now < notBefore { break }
+                if await guestAtStartup() { continue }
+                if let until = startupLookUntil, clock.now < until, latest.appID != nil, !latest.mediaKnown,
+                   isOwnApp(latest.appID ?? "") {
+                    break  // learning what the receiver plays before loading over it
+                }
+                await load(attempt: attempt)
+                continue
+            case .welcome(let until, launched: false):
+                await launchWelcome(until: until)
+                continue
+            default:
+                break
+            }
+            break
+        }
+        rescheduleTimer()
+    }
+
+    /// After boot (or a restart of the service), a guest already on screen keeps it.
+    private func guestAtStartup() async -> Bool {
+        guard startupLookUntil != nil else { return false }
+        if let until = startupLookUntil, clock.now < until, latest.appID != nil, isOwnApp(latest.appID ?? ""), !latest.mediaKnown {
+            return false
+        }
+        startupLookUntil = nil
+        let active = latest.player == .playing || latest.player == .buffering || latest.player == .paused
+        guard let appID = latest.appID else { return false }
+        var ours: String?
+        if let item = playlist.current { ours = try? await castRequest(for: item, startTime: 0).url }
+        if !isOwnApp(appID) || (active && latest.contentID != nil && latest.contentID != ours) {
+            enterGuest(seen: true, reason: "a guest is casting (\(latest.appName ?? appID)) at start")
+            return true
+        }
+        return false
+    }
+
+    private func load(attempt: Int) async {
+        guard let index = playlist.currentIndex else { return }
+        let item = playlist.items[index]
+        let startAt = pendingStart
+        let started = epoch
+        let request: CastRequest
+        do {
+            request = try await castRequest(for: item, startTime: startAt)
+        } catch {
+            guard started == epoch else { return }
+            await itemFailed(index, reason: "\(error)", attempt: attempt, retryable: false)
+            return
+        }
+        do {
+            try await gateway.cast(request)
+        } catch {
+            guard started == epoch else { return }
+            if KioskPlayer.isLinkProblem(error) {
+                logger.info("item \(index + 1) not loaded, the link is down (\(error)); trying again when connected")
+                mode = .loading(attempt: attempt, notBefore: clock.now + KioskPlayer.retryDelay)
+                return
+            }
+            await itemFailed(index, reason: "\(error)", attempt: attempt, retryable: true)
+            return
+        }
+        guard started == epoch else { return }
+        let state = await gateway.state
+        pendingStart = 0
+        var playing = Playing(itemIndex: index, contentID: request.url,
+                              sessionID: state.contentID == request.url ? state.mediaSessionID : nil)
+        if item.kind == .image {
+            playing.imageEnds = clock.now + .seconds(fractional: item.duration ?? settings.imageDuration)
+        }
+        mode = .playing(playing)
+        logger.notice("playing \(index + 1)/\(playlist.count): \(item.title ?? item.source)" + (startAt > 0 ? " from \(Int(startAt)) s" : ""))
+        saveNow(force: true, position: startAt)
+    }
+
+    /// The LOAD for `item`: URLs as they are, local paths through the media locator.
+    func castRequest(for item: PlaylistItem, startTime: Double) async throws -> CastRequest {
+        var request: CastRequest
+        switch item.location {
+        case .url(let url):
+            request = CastRequest(url: url, title: item.title)
+        case .localPath(let path):
+            let media = try await locator.media(forLocalPath: path)
+            request = CastRequest(url: media.url, title: item.title ?? KioskPlayer.fileName(path))
+            request.contentType = media.contentType
+            if let subtitles = media.subtitles.first {
+                request.subtitlesURL = subtitles.url
+                request.subtitlesLanguage = subtitles.language ?? "en"
+            }
+        }
+        request.startTime = item.kind == .image ? 0 : startTime
+        return request
+    }
+
+    private func launchWelcome(until: Duration?) async {
+        guard let appID = settings.appID else {
+            mode = .loading(attempt: 1, notBefore: nil)
+            return
+        }
+        let started = epoch
+        do {
+            try await gateway.launch(appID: appID, allowsAndroidReceiver: false)
+            guard started == epoch else { return }
+            logger.notice("showing the welcome app \(appID)" + (until.map { _ in " for \(Int(settings.appDuration)) s" } ?? ""))
+            mode = .welcome(until: until, launched: true)
+            if playlist.isEmpty { await itemIsHealthy() }
+        } catch {
+            guard started == epoch else { return }
+            if KioskPlayer.isLinkProblem(error) { return }
+            logger.warning("the welcome app \(appID) cannot be launched: \(error)")
+            if playlist.isEmpty {
+                await backOff(reason: "the welcome app \(appID) cannot be launched: \(error)")
+                mode = .backingOff(until: backingOffUntil)
+            } else {
+                mode = .loading(attempt: 1, notBefore: nil)
+            }
+        }
+    }
+
+    // MARK: Progress and failures
+
+    /// The item played: failures start counting afresh.
+    func itemIsHealthy() async {
+        consecutiveFailures = 0
+        backoff.reset()
+        if latest.kioskProblem != nil || lastProblem != nil {
+            lastProblem = nil
+            await gateway.setKioskProblem(nil)
+        }
+    }
+
+    var lastProblem: String?
+    private var backingOffUntil = Duration.zero
+
+    /// The next item (or the welcome app between rounds, or the end).
+    func advance() async {
+        epoch += 1
+        pendingStart = 0
+        if playlist.isAtEnd, settings.loop, settings.appID != nil {
+            playlist.advance(loop: true, shuffle: settings.shuffle, using: &generator)
+            mode = .welcome(until: clock.now + .seconds(fractional: settings.appDuration), launched: false)
+        } else if playlist.advance(loop: settings.loop, shuffle: settings.shuffle, using: &generator) {
+            mode = .loading(attempt: 1, notBefore: nil)
+        } else {
+            logger.notice("end of the playlist (loop = false)")
+            mode = .waiting("finished (loop = false)")
+            saveNow(force: true)
+        }
+        await drive()
+    }
+
+    /// Retries the item once, then skips it; when every item has failed in a row, backs off.
+    func itemFailed(_ index: Int, reason: String, attempt: Int, retryable: Bool) async {
+        let name = playlist.items.indices.contains(index) ? (playlist.items[index].title ?? playlist.items[index].source) : "?"
+        if retryable, attempt < KioskPlayer.maximumAttempts {
+            logger.info("item \(index + 1) (\(name)) failed: \(reason); trying once more")
+            mode = .loading(attempt: attempt + 1, notBefore: clock.now + KioskPlayer.retryDelay)
+            return
+        }
+        logger.warning("skipping item \(index + 1)/\(playlist.count) (\(name)): \(reason)")
+        consecutiveFailures += 1
+        guard consecutiveFailures >= playlist.count else {
+            await advance()
+            return
+        }
+        consecutiveFailures = 0
+        await backOff(reason: "every item of \(playlist.origin) failed (last: \(name): \(reason))")
+        playlist.advance(loop: true, shuffle: settings.shuffle, using: &generator)
+        mode = .backingOff(until: backingOffUntil)
+    }
+
+    private func backOff(reason: String) async {
+        let delay = backoff.nextDelay()
+        backingOffUntil = clock.now + delay
+        let problem = "\(reason); trying again in \(delay.secondsText)"
+        logger.error("kiosk: \(problem)")
+        lastProblem = problem
+        await gateway.setKioskProblem(problem)
+    }
+
+    // MARK: Guests
+
+    func isOwnApp(_ appID: String) -> Bool {
+        appID == castAppID || appID == settings.appID
+    }
+
+    /// Another app, or other media in the kiosk's app.
+    func isForeign(_ state: GatewayState) -> Bool {
+        guard let appID = state.appID else { return false }
+        if !isOwnApp(appID) { return true }
+        guard let contentID = state.contentID else { return false }
+        if case .guest = mode { return contentID != lastContentID && state.player != .idle }
+        return false
+    }
+
+    var lastContentID: String?
+
+    func enterGuest(seen: Bool, reason: String) {
+        epoch += 1
+        if case .playing(let playing) = mode {
+            lastContentID = playing.contentID
+            let position = latest.position(at: clock.now.seconds) ?? 0
+            pendingStart = playlist.items[playing.itemIndex].kind == .image ? 0 : position
+            saveNow(force: true, position: position)
+        }
+        let active = latest.player == .playing || latest.player == .buffering
+        mode = .guest(Guest(seen: seen, idleSince: active ? nil : clock.now, appName: latest.appName, since: clock.now))
+        let wait = settings.guestIdleMinutes > 0 ? "after \(KioskPlayer.minutes(settings.guestIdleMinutes)) min with nothing playing" : "when the guest's app stops"
+        logger.notice("\(reason): the loop pauses and returns \(seen ? "when the guest's app stops or " : "")\(wait)")
+        rescheduleTimer()
+    }
+
+    func returnFromGuest(_ reason: String) async {
+        epoch += 1
+        logger.notice("\(reason): back to the loop")
+        guard scheduleIsOpen else {
+            mode = .closed
+            return
+        }
+        guard loopRequested else {
+            mode = .waiting("stopped")
+            return
+        }
+        if playlist.isEmpty {
+            mode = settings.appID == nil ? .waiting("nothing to play") : .welcome(until: nil, launched: false)
+        } else {
+            mode = .loading(attempt: 1, notBefore: nil)
+        }
+        await drive()
+    }
+
+    static func fileName(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+
+    static func minutes(_ value: Double) -> String {
+        value.rounded() == value ? String(Int(value)) : String(value)
+    }
+
+    static func isLinkProblem(_ error: any Error) -> Bool {
+        if let error = error as? GatewayError { return error.code == .noDevice }
+        if let error = error as? CastError {
+            return [.notConnected, .disconnected, .deviceUnavailable, .cancelled].contains(error.code)
+        }
+        return false
+    }
+}

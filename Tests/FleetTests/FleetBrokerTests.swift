@@ -243,7 +243,7 @@ final class FleetBrokerTests: XCTestCase {
         let logged = Recorded<String>()
         Logger.setSink { level, line in if level <= .warning { logged.append(line) } }
         let wrong = directory + "/wrong"
-        FileManager.default.createFile(atPath: wrong, contents: Data("wrong-password\n".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: wrong, contents: Data("wrong-password\n".utf8), attributes: [.posixPermissions: 0o600])
         let clock = ManualTimeSource()
         let fleet = startFleet(settings(broker) { $0.username = "r1"; $0.passwordFile = wrong }, clock: clock)
         let refused = await eventually { fleet.service.status.problem?.contains("refused") == true }
@@ -258,7 +258,7 @@ final class FleetBrokerTests: XCTestCase {
         await fleet.stop()
 
         let right = directory + "/right"
-        FileManager.default.createFile(atPath: right, contents: Data("right-password\n".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: right, contents: Data("right-password\n".utf8), attributes: [.posixPermissions: 0o600])
         let good = startFleet(settings(broker) { $0.username = "r1"; $0.passwordFile = right })
         let connected = await waitConnected(good)
         XCTAssertTrue(connected, "\(good.service.status)")

@@ -41,9 +41,14 @@ let package = Package(
             pkgConfig: "libgpiod",
             providers: [.apt(["libgpiod-dev"])]
         ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
         .target(
             name: "CShims",
-            dependencies: ["COpenSSL", "CGPIOD"]
+            dependencies: ["COpenSSL", "CGPIOD", "CMicroHTTPD"]
         ),
 
         // MARK: Pure values and platform support
@@ -57,6 +62,7 @@ let package = Package(
         .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport"]),
         .target(name: "RemoteInput", dependencies: ["CCEC", "CLirc", "GatewayModel", "SystemSupport"]),
         .target(name: "StatusOutput", dependencies: ["CastProtocol", "CShims", "GatewayModel", "SystemSupport"]),
+        .target(name: "MediaServer", dependencies: ["CMicroHTTPD", "CShims", "SystemSupport"]),
 
         // MARK: Core and tools
         .target(
@@ -101,6 +107,10 @@ let package = Package(
             name: "GatewayCoreTests",
             dependencies: ["GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "SystemSupport",
                            "TestSupport"]
+        ),
+        .testTarget(
+            name: "MediaServerTests",
+            dependencies: ["MediaServer", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "IntegrationTests",

@@ -1,14 +1,39 @@
 #!/usr/bin/env bash
-# Builds the CastProtocol decoding fuzzer (libFuzzer + AddressSanitizer) and
-# runs it for a bounded time (default 60 s). Exits non-zero on any finding;
-# crashing inputs are kept in build/fuzz/artifacts/.
+# Builds a fuzzer (libFuzzer + AddressSanitizer) and runs it for a bounded
+# time (default 60 s). Exits non-zero on any finding; crashing inputs are kept
+# in build/fuzz/artifacts/.
 #
-#   Fuzz/run.sh [SECONDS]
+#   Fuzz/run.sh [SECONDS] [TARGET]
+#
+# TARGET: cast-decoding (default: the CastProtocol decoders) or media-path
+# (the media server's request-target validator, seeded from Fuzz/corpus/media-path/).
 set -euo pipefail
+if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0
+fi
 SECONDS_TO_RUN=${1:-60}
+TARGET=${2:-cast-decoding}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$REPO/build/fuzz
 mkdir -p "$OUT/corpus" "$OUT/artifacts"
+
+if [ "$TARGET" = "media-path" ]; then
+    # The repository's seeds are copied: libFuzzer adds what it finds to its first corpus directory.
+    mkdir -p "$OUT/corpus-media-path"
+    cp "$REPO"/Fuzz/corpus/media-path/* "$OUT/corpus-media-path/"
+    swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name MediaPathFuzz \
+        "$REPO/Sources/MediaServer/MediaRequestPath.swift" "$REPO/Fuzz/FuzzMediaPath.swift" -o "$OUT/fuzz-media-path" \
+        2> >(grep -v "Cannot export local symbol" >&2)
+    echo "fuzz: media-path, running for ${SECONDS_TO_RUN} s"
+    "$OUT/fuzz-media-path" -max_total_time="$SECONDS_TO_RUN" -timeout=5 -rss_limit_mb=2048 -max_len=8192 \
+        -artifact_prefix="$OUT/artifacts/" -print_final_stats=1 "$OUT/corpus-media-path" 2>&1 | tail -n 12
+    echo "fuzz: no crash, leak or hang found"
+    exit 0
+elif [ "$TARGET" != "cast-decoding" ]; then
+    echo "fuzz: unknown target '$TARGET' (cast-decoding or media-path)" >&2
+    exit 2
+fi
 
 # gold warns once per ASan helper symbol ("Cannot export local symbol"); harmless.
 swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name CastProtocolFuzz \

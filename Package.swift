@@ -46,6 +46,14 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
+        // Only the simulator's media fetcher uses libcurl; its variadic
+        // curl_easy_setopt wrappers are static inline in CCurl/shim.h, so the
+        // cast-gateway executable (which embeds the simulator) never links it.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .target(
             name: "CShims",
             dependencies: ["COpenSSL", "CGPIOD", "CMicroHTTPD"]
@@ -73,6 +81,7 @@ let package = Package(
             name: "ReceiverSimulator",
             dependencies: ["CastProtocol", "SystemSupport"]
         ),
+        .target(name: "CurlMediaProbe", dependencies: ["CCurl", "ReceiverSimulator", "SystemSupport"]),
         .executableTarget(
             name: "cast-gateway",
             dependencies: ["GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Discovery", "RemoteInput",
@@ -80,12 +89,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "cast-receiver-sim",
-            dependencies: ["ReceiverSimulator", "Discovery", "TLS", "SystemSupport"]
+            dependencies: ["ReceiverSimulator", "CurlMediaProbe", "Discovery", "TLS", "SystemSupport"]
         ),
 
         .executableTarget(
             name: "cast-gateway-bench",
-            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "RemoteInput", "TLS", "SystemSupport"],
+            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "MediaServer", "RemoteInput", "TLS", "SystemSupport"],
             path: "bench/Sources"
         ),
 
@@ -110,7 +119,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MediaServerTests",
-            dependencies: ["MediaServer", "SystemSupport", "TestSupport"]
+            dependencies: ["MediaServer", "ReceiverSimulator", "CurlMediaProbe", "CastProtocol", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "IntegrationTests",

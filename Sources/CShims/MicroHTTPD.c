@@ -45,6 +45,7 @@ struct MHD_Daemon *cg_mhd_start(const struct sockaddr *address, int ipv6, MHD_Ac
     if (address->sa_family == AF_INET) port = ntohs(((const struct sockaddr_in *)address)->sin_port);
     else if (address->sa_family == AF_INET6) port = ntohs(((const struct sockaddr_in6 *)address)->sin6_port);
     return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_context,
+                            MHD_OPTION_EXTERNAL_LOGGER, forward_log, &shared_logger,
                             MHD_OPTION_SOCK_ADDR, address,
                             MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
                             MHD_OPTION_CONNECTION_LIMIT, limits->connection_limit,
@@ -52,7 +53,6 @@ struct MHD_Daemon *cg_mhd_start(const struct sockaddr *address, int ipv6, MHD_Ac
                             MHD_OPTION_CONNECTION_TIMEOUT, limits->timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits->memory_limit,
                             MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL,
-                            MHD_OPTION_EXTERNAL_LOGGER, forward_log, &shared_logger,
                             MHD_OPTION_END);
 }
 

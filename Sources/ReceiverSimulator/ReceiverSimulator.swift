@@ -19,6 +19,8 @@ public actor ReceiverSimulator {
         /// Where to keep the app and player across restarts (nil: not kept).
         public var statePath: String?
         public var faults: SimulatorFaults
+        /// Fetch the media on LOAD like a real receiver (nil: trust the LOAD).
+        public var mediaProbe: (any MediaProbe)?
 
         public init(friendlyName: String = "Cast Receiver Simulator", deviceID: String? = nil,
                     volumeControlType: String = "attenuation", pingInterval: Duration = .seconds(5),

@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CurlMediaProbe
 import Discovery
 import ReceiverSimulator
 import SystemSupport
@@ -13,7 +14,7 @@ let usage = """
                              [--publish NAME] [--model MODEL] [--group]
                              [--ping-interval SECONDS]
                              [--drop-after N] [--ignore-pings] [--launch-error REASON[:COUNT]]
-                             [--fail-load] [--delay-ms N] [--byte-by-byte]
+                             [--fail-load] [--delay-ms N] [--byte-by-byte] [--fetch-media]
 
     A Cast v2 receiver (platform, receiver and media namespaces) for tests,
     demos and bench work. Listens with TLS on ADDRESS:N (default 127.0.0.1:8009;
@@ -28,6 +29,12 @@ let usage = """
     player across restarts, like a real receiver whose network link was cut.
     --publish NAME announces the simulator over mDNS (avahi-daemon) as a
     _googlecast._tcp device with that friendly name (--group: as a Cast group).
+    --fetch-media makes LOAD fetch the media as a real receiver does (HEAD, then
+    a Range GET of the first 64 KiB): an unreachable URL or HTTP error, or a
+    missing Access-Control-Allow-Origin when the LOAD has text tracks, fails the
+    LOAD with LOAD_FAILED and detailedErrorCode 104 (MEDIA_SRC_NOT_SUPPORTED);
+    an MP4 plays for the duration in its mvhd box. Without it the LOAD is
+    trusted and the media is never fetched.
     """
 
 /// mDNS settings from the command line.
@@ -74,6 +81,7 @@ func parseOptions() throws -> SimulatorOptions? {
     configuration.faults.failLoads = arguments.flag("--fail-load")
     if let delay = try arguments.intOption("--delay-ms", in: 0...600_000) { configuration.faults.replyDelay = .milliseconds(delay) }
     configuration.faults.writeByteByByte = arguments.flag("--byte-by-byte")
+    if arguments.flag("--fetch-media") { configuration.mediaProbe = CurlMediaProbe() }
     let model = try arguments.option("--model") ?? "Cast Receiver Simulator"
     let group = arguments.flag("--group")
     var publish: PublishSettings?

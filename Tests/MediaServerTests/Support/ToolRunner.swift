@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import XCTest
 
 /// Runs a command-line tool (curl, python3, ffmpeg) to completion and
 /// returns its exit status and output. posix_spawn + waitpid, like the
@@ -137,4 +138,83 @@ func statusCode(of response: [UInt8]) -> Int {
     let parts = head.split(separator: " ")
     guard parts.count >= 2, parts[0].hasPrefix("HTTP/") else { return -1 }
     return Int(parts[1]) ?? -1
+}
+
+/// A server process started for one test (python3 -m http.server): stopped
+/// by pid, and reaped, when the test ends.
+final class BackgroundProcess {
+    let pid: pid_t
+    private let output: Int32
+
+    init(_ executable: String, _ arguments: [String], test: XCTestCase) throws {
+        var pipeFDs: [Int32] = [0, 0]
+        guard pipe(&pipeFDs) == 0 else { throw ToolError("pipe failed") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
+        posix_spawn_file_actions_addclose(&actions, pipeFDs[0])
+        posix_spawn_file_actions_addclose(&actions, pipeFDs[1])
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        // Default signal handling and no blocked signals in the child, whatever this thread has.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGTERM)
+        sigaddset(&defaults, SIGPIPE)
+        sigaddset(&defaults, SIGINT)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var child: pid_t = 0
+        let spawned = posix_spawnp(&child, executable, &actions, &attributes, argv, environ)
+        close(pipeFDs[1])
+        guard spawned == 0 else {
+            close(pipeFDs[0])
+            throw ToolError("cannot start \(executable): \(String(cString: strerror(spawned)))")
+        }
+        pid = child
+        output = pipeFDs[0]
+        test.addTeardownBlock { [self] in stop() }
+    }
+
+    /// Reads output until a line contains `text` (blocking, bounded by `timeout`).
+    func waitForLine(containing text: String, timeout: TimeInterval = 10) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        var pending = ""
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date() < deadline {
+            var poller = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) >= 0 else { return nil }
+            guard poller.revents != 0 else { continue }
+            let count = read(output, &buffer, buffer.count)
+            if count <= 0 { return nil }
+            pending += String(decoding: buffer[0..<count], as: UTF8.self)
+            if let line = pending.components(separatedBy: "\n").first(where: { $0.contains(text) }) { return line }
+        }
+        return nil
+    }
+
+    /// SIGTERM, then SIGKILL after 3 s; always reaped.
+    func stop() {
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        let deadline = Date().addingTimeInterval(3)
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if Date() > deadline {
+                kill(pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+                break
+            }
+            usleep(10_000)
+        }
+        close(output)
+    }
 }

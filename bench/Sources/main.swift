@@ -1,6 +1,7 @@
 // cast-gateway-bench: in-process measurements for bench/run.sh.
 //   latency  --device HOST:PORT [--count N]   command issued -> frame written (p50/p99)
 //   scenario --device HOST:PORT               connect, launch, load, pause: time and RSS
+//   serve    --root DIR [--port N]            the media server alone (bench/media-server.sh)
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -133,6 +134,7 @@ func inputLatency(device: String, lircdSocket: String, count: Int) async throws 
 
 func benchMain() async -> Int32 {
     Logger.level = .warning
+    if CommandLine.arguments.dropFirst().first == "serve" { return await serveMedia(Array(CommandLine.arguments.dropFirst(2))) }
     var arguments = ArgumentReader(CommandLine.arguments.dropFirst(2))
     do {
         guard let device = try arguments.option("--device") else { throw UsageError("--device HOST:PORT is required") }

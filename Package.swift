@@ -42,9 +42,22 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        // Only the simulator's media fetcher uses libcurl; its variadic
+        // curl_easy_setopt wrappers are static inline in CCurl/shim.h, so the
+        // cast-gateway executable (which embeds the simulator) never links it.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .target(
             name: "CShims",
-            dependencies: ["COpenSSL", "CGPIOD"]
+            dependencies: ["COpenSSL", "CGPIOD", "CMicroHTTPD"]
         ),
 
         // MARK: Pure values and platform support
@@ -60,6 +73,7 @@ let package = Package(
         .target(name: "RemoteInput", dependencies: ["CShims", "GatewayModel", "SystemSupport"]),
         .target(name: "StatusOutput", dependencies: ["CastProtocol", "CShims", "GatewayModel", "SystemSupport"]),
         .target(name: "Fleet", dependencies: ["CMosquitto", "CastProtocol", "GatewayModel", "SystemSupport"]),
+        .target(name: "MediaServer", dependencies: ["CMicroHTTPD", "CShims", "SystemSupport"]),
 
         // MARK: Core and tools
         .target(
@@ -79,6 +93,7 @@ let package = Package(
             name: "ReceiverSimulator",
             dependencies: ["CastProtocol", "SystemSupport"]
         ),
+        .target(name: "CurlMediaProbe", dependencies: ["CCurl", "ReceiverSimulator", "SystemSupport"]),
         .executableTarget(
             name: "cast-gateway",
             dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "DeviceAuth", "Discovery", "Kiosk",
@@ -88,13 +103,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "cast-receiver-sim",
-            dependencies: ["ReceiverSimulator", "DeviceAuth", "Discovery", "TLS", "SystemSupport"],
+            dependencies: ["ReceiverSimulator", "CurlMediaProbe", "DeviceAuth", "Discovery", "TLS", "SystemSupport"],
             linkerSettings: staticSwiftRuntimeInRelease
         ),
 
         .executableTarget(
             name: "cast-gateway-bench",
-            dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Fleet", "RemoteInput", "TLS", "SystemSupport"],
+            dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Fleet", "MediaServer", "RemoteInput", "TLS", "SystemSupport"],
             path: "bench/Sources"
         ),
 
@@ -135,6 +150,10 @@ let package = Package(
         .testTarget(
             name: "FleetTests",
             dependencies: ["Fleet", "CastProtocol", "GatewayModel", "SystemSupport", "TestSupport"]
+        ),
+        .testTarget(
+            name: "MediaServerTests",
+            dependencies: ["MediaServer", "ReceiverSimulator", "CurlMediaProbe", "CastProtocol", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "IntegrationTests",

@@ -49,6 +49,7 @@ bash "$REPO/Fuzz/run.sh" "$FUZZ_SECONDS"
 # Targets built by their own scripts (their modules need OpenSSL or stand alone).
 bash "$REPO/Fuzz/run-device-auth.sh" "$FUZZ_SECONDS"
 bash "$REPO/Fuzz/run-mqtt-command.sh" "$FUZZ_SECONDS"
+bash "$REPO/Fuzz/run-media-path.sh" "$FUZZ_SECONDS"
 
 echo "== virtual board"
 set +e

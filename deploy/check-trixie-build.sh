@@ -12,7 +12,7 @@ set -euo pipefail
 ARCH=${ARCH:-amd64}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 ROOT=${1:-${CAST_GATEWAY_CACHE:-/var/cache/cast-gateway}/trixie-$ARCH}
-PACKAGES="swiftlang libc6-dev libstdc++-14-dev pkg-config libssl-dev libcec-dev libp8-platform-dev libudev-dev libavahi-client-dev libgpiod-dev libmosquitto-dev"
+PACKAGES="swiftlang libc6-dev libstdc++-14-dev pkg-config libssl-dev libcec-dev libp8-platform-dev libudev-dev libavahi-client-dev libgpiod-dev libmosquitto-dev libmicrohttpd-dev libcurl4-openssl-dev"
 
 mirror() {
     local uri

@@ -20,6 +20,7 @@ apt-get install -y -qq --no-install-recommends \
     qemu-system-x86 busybox-static v4l-utils ir-keytable cpio kmod make gcc \
     linux-headers-amd64 \
     libmosquitto-dev mosquitto mosquitto-clients openssl \
+    libmicrohttpd-dev libcurl4-openssl-dev curl ffmpeg lighttpd \
     python3 python3-venv python3-pip \
     binutils debootstrap ca-certificates >/dev/null
 echo "install-build-deps: ok ($(swift --version 2>/dev/null | head -1))"

@@ -26,6 +26,10 @@ extension ReceiverSimulator {
                 error(["type": "LOAD_FAILED", "requestId": .int(requestID), "detailedErrorCode": 321])
                 return
             }
+            if let probe = configuration.mediaProbe {
+                fetchThenLoad(info, request: json, message: message, on: connection, probe: probe)
+                return
+            }
             let item = QueueItem(media: info, autoplay: json["autoplay"]?.boolValue ?? true,
                                  startTime: json["currentTime"]?.doubleValue)
             startSession([item], startIndex: 0,
@@ -136,7 +140,7 @@ extension ReceiverSimulator {
         answer(includeMedia: includeMedia)
     }
 
-    private func startSession(_ items: [QueueItem], startIndex: Int, activeTrackIDs: [Int]) {
+    func startSession(_ items: [QueueItem], startIndex: Int, activeTrackIDs: [Int]) {
         var session = SimulatedMediaSession(
             mediaSessionID: nextMediaSessionID, items: [], currentIndex: 0, playerState: .playing,
             activeTrackIDs: activeTrackIDs, anchorPosition: 0, anchorTime: now, nextItemID: 1,

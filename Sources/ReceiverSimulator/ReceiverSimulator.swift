@@ -29,6 +29,8 @@ public actor ReceiverSimulator {
         public static let standardDefaultDuration = 600.0
         /// `--default-duration` accepts up to this (a day).
         public static let defaultDurationRange: ClosedRange<Double> = 1...86_400
+        /// Fetch the media on LOAD like a real receiver (nil: trust the LOAD).
+        public var mediaProbe: (any MediaProbe)?
 
         public init(friendlyName: String = "Cast Receiver Simulator", deviceID: String? = nil,
                     volumeControlType: String = "attenuation", pingInterval: Duration = .seconds(5),

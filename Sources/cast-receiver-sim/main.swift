@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import DeviceAuth
+import CurlMediaProbe
 import Discovery
 import ReceiverSimulator
 import SystemSupport
@@ -14,7 +15,7 @@ let usage = """
                              [--publish NAME] [--model MODEL] [--group]
                              [--ping-interval SECONDS] [--default-duration SECONDS]
                              [--drop-after N] [--ignore-pings] [--launch-error REASON[:COUNT]]
-                             [--fail-load] [--delay-ms N] [--byte-by-byte]
+                             [--fail-load] [--delay-ms N] [--byte-by-byte] [--fetch-media]
                              [--tls-cert FILE --tls-key FILE]
                              [--device-auth DIR] [--device-auth-fault FAULT]
 
@@ -41,6 +42,13 @@ let usage = """
     challenges get AuthError INTERNAL_ERROR). --device-auth-fault answers them
     wrongly: wrong-signature, other-certificate (as behind a man in the
     middle) or replay (one old answer to another nonce).
+
+    --fetch-media makes LOAD fetch the media as a real receiver does (HEAD, then
+    a Range GET of the first 64 KiB): an unreachable URL or HTTP error, or a
+    missing Access-Control-Allow-Origin when the LOAD has text tracks, fails the
+    LOAD with LOAD_FAILED and detailedErrorCode 104 (MEDIA_SRC_NOT_SUPPORTED);
+    an MP4 plays for the duration in its mvhd box. Without it the LOAD is
+    trusted and the media is never fetched.
     """
 
 /// mDNS settings from the command line.
@@ -106,6 +114,7 @@ func parseOptions() throws -> SimulatorOptions? {
         }
         configuration.faults.deviceAuthFault = parsed
     }
+    if arguments.flag("--fetch-media") { configuration.mediaProbe = CurlMediaProbe() }
     let model = try arguments.option("--model") ?? "Cast Receiver Simulator"
     let group = arguments.flag("--group")
     var publish: PublishSettings?

@@ -3,6 +3,7 @@
 //   scenario --device HOST:PORT               connect, launch, load, pause: time and RSS
 //   json [--members N] [--count RUNS]          parse time of an N-member object vs an N-element array
 //   fleet-node --broker URL --room R [--device HOST:PORT] [--groups A,B]   one MQTT fleet room (FleetNode.swift)
+//   serve    --root DIR [--port N]            the media server alone (bench/media-server.sh)
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -135,6 +136,7 @@ func inputLatency(device: String, lircdSocket: String, count: Int) async throws 
 
 func benchMain() async -> Int32 {
     Logger.level = .warning
+    if CommandLine.arguments.dropFirst().first == "serve" { return await serveMedia(Array(CommandLine.arguments.dropFirst(2))) }
     var arguments = ArgumentReader(CommandLine.arguments.dropFirst(2))
     do {
         if CommandLine.arguments.dropFirst().first == "json" {

@@ -39,4 +39,50 @@ int cg_gpio_set_value(cg_gpio_output *output, int active);
 /// Releases the line and frees `output`.
 void cg_gpio_release(cg_gpio_output *output);
 
+/* HTTP serving over libmicrohttpd (0.9.7x on bookworm, 1.0.x on trixie). */
+#if __has_include(<microhttpd.h>)
+#define CG_HAVE_MICROHTTPD 1
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+/// Receives each libmicrohttpd error line, formatted.
+typedef void (*cg_mhd_log_function)(void *context, const char *message);
+
+/// Resource limits of one daemon.
+struct cg_mhd_limits {
+    unsigned int connection_limit;
+    unsigned int per_ip_connection_limit;
+    unsigned int timeout_seconds;
+    size_t memory_limit;
+    int turbo;
+};
+
+/// MHD_start_daemon with one internal thread blocking in epoll (poll where
+/// epoll is missing), listening on `address` (its port may be 0), with the
+/// request target passed to `handler` still percent-encoded. NULL on failure.
+struct MHD_Daemon *cg_mhd_start(const struct sockaddr *address, int ipv6, MHD_AccessHandlerCallback handler,
+                                void *handler_context, const struct cg_mhd_limits *limits,
+                                cg_mhd_log_function log, void *log_context);
+
+/// The daemon's listening socket (for getsockname), or -1.
+int cg_mhd_listen_fd(struct MHD_Daemon *daemon);
+
+/* The enums below are imported differently by Swift depending on how the
+ * library version annotates them; these keep Swift code independent of it. */
+
+/// MHD_NO: close the connection without an answer.
+enum MHD_Result cg_mhd_refuse(void);
+
+/// A request header (case-insensitive name), or NULL.
+const char *cg_mhd_request_header(struct MHD_Connection *connection, const char *name);
+
+/// A response whose body is a copy of `size` bytes at `data` (NULL/0: empty).
+struct MHD_Response *cg_mhd_response_copy(const void *data, size_t size);
+#else
+#define CG_HAVE_MICROHTTPD 0
+#endif
+
 #endif

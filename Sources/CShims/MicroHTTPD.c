@@ -1,0 +1,77 @@
+/* libmicrohttpd glue: MHD_start_daemon and MHD_get_daemon_info are variadic,
+ * and the logger receives a va_list; Swift can call neither. */
+#include "CShims.h"
+
+#if CG_HAVE_MICROHTTPD
+#include <stdio.h>
+#include <string.h>
+#include <netinet/in.h>
+
+struct cg_mhd_logger {
+    cg_mhd_log_function function;
+    void *context;
+};
+
+static void forward_log(void *cls, const char *format, va_list arguments) {
+    const struct cg_mhd_logger *logger = cls;
+    char message[512];
+    vsnprintf(message, sizeof message, format, arguments);
+    size_t length = strlen(message);
+    while (length > 0 && (message[length - 1] == '\n' || message[length - 1] == '\r')) message[--length] = '\0';
+    if (logger && logger->function) logger->function(logger->context, message);
+}
+
+/* Leaves the request target exactly as received (MHD would otherwise
+ * percent-decode it first), so that the path validator sees %2F, %00 and
+ * %2e%2e for what they are. */
+static size_t keep_escaped(void *cls, struct MHD_Connection *connection, char *text) {
+    (void)cls;
+    (void)connection;
+    return strlen(text);
+}
+
+/* One logger per process is enough: it only forwards to a Swift function. */
+static struct cg_mhd_logger shared_logger;
+
+struct MHD_Daemon *cg_mhd_start(const struct sockaddr *address, int ipv6, MHD_AccessHandlerCallback handler,
+                                void *handler_context, const struct cg_mhd_limits *limits,
+                                cg_mhd_log_function log, void *log_context) {
+    shared_logger.function = log;
+    shared_logger.context = log_context;
+    unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+    if (ipv6) flags |= MHD_USE_IPv6;
+    if (limits->turbo) flags |= MHD_USE_TURBO;
+    uint16_t port = 0;
+    if (address->sa_family == AF_INET) port = ntohs(((const struct sockaddr_in *)address)->sin_port);
+    else if (address->sa_family == AF_INET6) port = ntohs(((const struct sockaddr_in6 *)address)->sin6_port);
+    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_context,
+                            MHD_OPTION_EXTERNAL_LOGGER, forward_log, &shared_logger,
+                            MHD_OPTION_SOCK_ADDR, address,
+                            MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+                            MHD_OPTION_CONNECTION_LIMIT, limits->connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits->per_ip_connection_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, limits->timeout_seconds,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits->memory_limit,
+                            MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL,
+                            MHD_OPTION_END);
+}
+
+int cg_mhd_listen_fd(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_LISTEN_FD);
+    return info ? (int)info->listen_fd : -1;
+}
+
+enum MHD_Result cg_mhd_refuse(void) {
+    return MHD_NO;
+}
+
+const char *cg_mhd_request_header(struct MHD_Connection *connection, const char *name) {
+    return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
+}
+
+struct MHD_Response *cg_mhd_response_copy(const void *data, size_t size) {
+    if (size == 0) return MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    return MHD_create_response_from_buffer(size, (void *)data, MHD_RESPMEM_MUST_COPY);
+}
+
+#endif

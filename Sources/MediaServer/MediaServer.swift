@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Synchronization
+import SystemSupport
+
+/// Serves local files under the configured roots to Cast receivers over
+/// HTTP (libmicrohttpd): GET/HEAD, byte ranges, validators, CORS. It knows
+/// files and HTTP, nothing of Cast.
+///
+/// It listens on one address: the one the receiver reaches the box by
+/// (`listen(towardReceiver:)`), re-chosen when the receiver moves. URLs for
+/// local files name that address: `http://ADDR:PORT/<root index>/<path>`,
+/// each path component percent-encoded (see `MediaRequestPath`).
+///
+/// Starting and stopping the daemon block (bind, thread join), so they run on
+/// the server's own Dispatch queue, never on the cooperative pool.
+public final class MediaServer: @unchecked Sendable {
+    public let settings: MediaServerSettings
+    public let roots: MediaRoots
+    private let handler: MediaRequestHandler
+    private let queue = DispatchQueue(label: "media-server.lifecycle")
+    private let logger = Logger(label: "media-server")
+    /// Confined to `queue`.
+    private var daemon: HTTPDaemon?
+    /// Readable from anywhere (URL building).
+    private let current = Mutex<ListenAddress?>(nil)
+
+    /// Validates the settings (roots must exist and be readable directories).
+    public init(settings: MediaServerSettings) throws {
+        self.settings = settings
+        roots = try settings.validated()
+        handler = MediaRequestHandler(roots: roots, corsOrigin: settings.corsOrigin)
+    }
+
+    /// Where the server listens now (the real port when 0 was configured), or nil.
+    public var endpoint: ListenAddress? { current.withLock { $0 } }
+
+    /// Listens on the source address of the route to `receiver` (a numeric
+    /// IP). Call again when the receiver's address changes: the server moves
+    /// only when the local address differs.
+    @discardableResult
+    public func listen(towardReceiver receiver: String) async throws -> ListenAddress {
+        let local = try await onQueue { try RouteSource.localAddress(toward: receiver) }
+        return try await listen(on: local)
+    }
+
+    /// Listens on `host` (numeric), on the configured port. Keeps the running
+    /// daemon when it already listens there; otherwise stops it and starts anew.
+    @discardableResult
+    public func listen(on host: String) async throws -> ListenAddress {
+        guard let wanted = ListenAddress(host: host, port: settings.port) else {
+            throw MediaServerError(.listenFailed, "cannot listen on '\(host)': not a numeric IP address")
+        }
+        return try await onQueue { [self] in
+            dispatchPrecondition(condition: .onQueue(queue))
+            if let daemon, daemon.address.host == wanted.host, settings.port == 0 || daemon.address.port == settings.port {
+                return daemon.address
+            }
+            if let old = daemon {
+                old.stop()
+                daemon = nil
+                current.withLock { $0 = nil }
+                logger.info("stopped listening on \(old.address)")
+            }
+            let started = try HTTPDaemon(address: wanted, handler: handler)
+            daemon = started
+            current.withLock { $0 = started.address }
+            logger.notice("serving \(roots.paths.joined(separator: ", ")) on http://\(started.address)/")
+            return started.address
+        }
+    }
+
+    /// Stops listening and closes every connection. Idempotent.
+    public func stop() async {
+        await onQueue { [self] in
+            dispatchPrecondition(condition: .onQueue(queue))
+            guard let old = daemon else { return }
+            old.stop()
+            daemon = nil
+            current.withLock { $0 = nil }
+            logger.info("stopped listening on \(old.address)")
+        }
+    }
+
+    private func onQueue<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    private func onQueue(_ work: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                work()
+                continuation.resume()
+            }
+        }
+    }
+
+    deinit {
+        // A server dropped without stop(): do not leave MHD's thread serving.
+        daemon?.stop()
+    }
+}

@@ -86,7 +86,7 @@ let package = Package(
         ),
         .target(
             name: "Daemon",
-            dependencies: ["CastClient", "Discovery", "Fleet", "GatewayCore", "GatewayModel", "Kiosk", "RemoteInput", "StatusOutput",
+            dependencies: ["CastClient", "Discovery", "Fleet", "MediaServer", "GatewayCore", "GatewayModel", "Kiosk", "RemoteInput", "StatusOutput",
                            "SystemSupport"]
         ),
         .target(

@@ -37,12 +37,14 @@ public final class Daemon: Sendable {
     /// The kiosk player that runs now (`checkout`, `playlist ...`, play keys for `start = key`).
     public let kiosk = KioskHandle()
     private let mediaLocator: any MediaLocator
+    /// The `[media]` server that runs now, for local paths.
+    private let mediaServer = CurrentMediaServer()
     private let wallClock: any WallClock
 
     public init(path: String, settings: DaemonSettings, boardOverride: String? = nil, logLevelOverride: LogLevel? = nil,
                 connector: @escaping CastClient.Connector, authenticator: @escaping Gateway.AuthenticatorFactory = { _ in nil },
                 timeSource: any TimeSource = SystemTimeSource(), notifier: SystemdNotifier = SystemdNotifier(), version: String,
-                mediaLocator: any MediaLocator = LocalFilesUnavailable(), wallClock: any WallClock = SystemWallClock()) {
+                mediaLocator: (any MediaLocator)? = nil, wallClock: any WallClock = SystemWallClock()) {
         self.path = path
         self.settings = StateBroadcaster(settings)
         self.boardOverride = boardOverride
@@ -50,10 +52,11 @@ public final class Daemon: Sendable {
         self.timeSource = timeSource
         self.notifier = notifier
         self.version = version
-        self.mediaLocator = mediaLocator
+        let locator = mediaLocator ?? mediaServer
+        self.mediaLocator = locator
         self.wallClock = wallClock
         gateway = Gateway(settings: settings.gateway, connector: connector, timeSource: timeSource, version: version,
-                          authenticator: authenticator)
+                          authenticator: authenticator, mediaLocator: locator)
         inputs = InputEvent.makeStream()
         let gateway = self.gateway
         // A remote key has no one to answer: its failure is logged here, once (and shown in the state).
@@ -84,7 +87,7 @@ public final class Daemon: Sendable {
                          watchdog: Duration? = nil) -> [any Service] {
         let gateway = self.gateway, sink = inputs.sink, timeSource = self.timeSource, pushes = self.pushes
         let interpreter = self.interpreter(), version = self.version, startedAt = timeSource.now
-        let kiosk = self.kiosk, mediaLocator = self.mediaLocator, wallClock = self.wallClock
+        let kiosk = self.kiosk, mediaLocator = self.mediaLocator, wallClock = self.wallClock, mediaServer = self.mediaServer
         var services: [any Service] = [
             ReconfigurableService(name: "leds", settings: settings, part: \.leds) { leds in
                 leds.lines.isEmpty ? nil : LEDService(settings: leds, gateway: gateway, timeSource: timeSource)
@@ -127,6 +130,9 @@ public final class Daemon: Sendable {
                                      Task { await gateway.setServiceProblem(status.problem.map { "mqtt: \($0)" }, for: "mqtt") }
                                  })
                 }
+            },
+            ReconfigurableService(name: "media", settings: settings, part: \.media) { media in
+                media.server.map { MediaService(settings: $0, gateway: gateway, locator: mediaServer) }
             },
             ReconfigurableService(name: "kiosk", settings: settings, part: \.kiosk) { settings in
                 settings.isEnabled

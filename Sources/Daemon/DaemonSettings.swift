@@ -35,6 +35,7 @@ public struct DaemonSettings: Sendable, Equatable {
     public var leds = LEDSettings()
     public var keymaps: [InputEvent.Source: KeymapSettings] = [:]
     public var mqtt = MQTTSettings()
+    public var media = MediaSection()
     public var kiosk = KioskSettings()
     /// The board profile in force, if any.
     public var board: BoardProfile.Facts?
@@ -51,7 +52,7 @@ public struct DaemonSettings: Sendable, Equatable {
     static let knownSections: [String] = [
         LogSettings.sectionName, DeviceSettings.sectionName, CastSettings.sectionName, PresetSettings.sectionName,
         LircSettings.sectionName, CecSettings.sectionName, EvdevSettings.sectionName, ConsoleSettings.sectionName,
-        LEDSettings.sectionName, BoardChoice.sectionName, MQTTSettings.sectionName, KioskSettings.sectionName,
+        LEDSettings.sectionName, BoardChoice.sectionName, MQTTSettings.sectionName, MediaSection.sectionName, KioskSettings.sectionName,
     ] + KeymapSettings.sources.map(KeymapSettings.sectionName(for:))
 
     /// Parses `file` (with `board`'s defaults beneath it). `isProfile`: the
@@ -74,6 +75,7 @@ public struct DaemonSettings: Sendable, Equatable {
         console = try merged.settings(ConsoleSettings.self)
         leds = try merged.settings(LEDSettings.self)
         mqtt = try merged.settings(MQTTSettings.self)
+        media = try merged.settings(MediaSection.self)
         kiosk = try merged.settings(KioskSettings.self)
         for source in KeymapSettings.sources {
             keymaps[source] = try KeymapSettings(source: source, file: merged)

@@ -56,7 +56,7 @@ public enum ConsoleCommand: Sendable, Equatable {
         vol N | +N | -N        volume 0-100, or step up/down
         mute [on | off]        toggle mute, or set it
         subs next | off | N    cycle subtitles, turn them off, or pick track N
-        cast URL [TITLE]       play a URL now
+        cast URL [TITLE]       play a URL (or a file under [media] roots) now
         queue URL              add a URL to the queue
         launch APPID [--android]   launch a receiver app (allow Android TV receivers)
         creds STRING | clear   launch credentials for later launches (never shown)
@@ -130,10 +130,14 @@ public enum ConsoleCommand: Sendable, Equatable {
                 self = .subtitleTrack(track)
             }
         case "cast":
-            guard let url = arguments.first, url.contains("://") else { throw UsageError("usage: cast URL [TITLE]") }
+            guard let url = arguments.first, url.contains("://") || url.hasPrefix("/") else {
+                throw UsageError("usage: cast URL|/LOCAL/FILE [TITLE]")
+            }
             self = .cast(url: url, title: arguments.count > 1 ? arguments.dropFirst().joined(separator: " ") : nil)
         case "queue":
-            guard arguments.count == 1, arguments[0].contains("://") else { throw UsageError("usage: queue URL") }
+            guard arguments.count == 1, arguments[0].contains("://") || arguments[0].hasPrefix("/") else {
+                throw UsageError("usage: queue URL|/LOCAL/FILE")
+            }
             self = .queue(url: arguments[0])
         case "launch":
             let android = arguments.contains("--android")

@@ -23,7 +23,8 @@ extension Gateway {
             guard let preset = settings.presets.presets[number] else {
                 throw GatewayError(.unknownPreset, "preset \(number) is not set; add '\(number) = URL' under [presets]")
             }
-            try await requireClient().load(CastRequest(url: preset.url, title: preset.title).loadRequest)
+            let request = try await resolvingLocalPath(CastRequest(url: preset.url, title: preset.title))
+            try await requireClient().load(request.loadRequest)
             return
         case .selectNextDevice:
             try await selectNextDevice()
@@ -62,17 +63,43 @@ extension Gateway {
     /// Plays a URL now (launching the configured app if needed).
     public func cast(_ request: CastRequest) async throws {
         try await reporting {
-            try request.checkSize()
-            try await self.requireClient().load(request.loadRequest)
+            let resolved = try await self.resolvingLocalPath(request)
+            try resolved.checkSize()
+            try await self.requireClient().load(resolved.loadRequest)
         }
     }
 
     /// Adds a URL to the queue (or plays it when nothing is loaded).
     public func enqueue(_ request: CastRequest) async throws {
         try await reporting {
-            try request.checkSize()
-            try await self.requireClient().queueInsert([request.queueItem])
+            let resolved = try await self.resolvingLocalPath(request)
+            try resolved.checkSize()
+            try await self.requireClient().queueInsert([resolved.queueItem])
         }
+    }
+
+    /// A request for a local file (`/srv/media/a.mp4`) as the receiver can
+    /// fetch it: the media server's URL, its content type and sidecar subtitles.
+    func resolvingLocalPath(_ request: CastRequest) async throws -> CastRequest {
+        guard request.url.hasPrefix("/") else { return request }
+        guard let mediaLocator else {
+            throw GatewayError(.badArgument, "\(request.url) is a local file: local files need the media server; set [media] roots")
+        }
+        let media: LocatedMedia
+        do {
+            media = try await mediaLocator.media(forLocalPath: request.url)
+        } catch {
+            throw GatewayError(.badArgument, "cannot serve \(request.url): \(error)")
+        }
+        var resolved = request
+        resolved.url = media.url
+        resolved.title = request.title ?? CastRequest.lastPathComponent(of: request.url)
+        resolved.contentType = request.contentType ?? media.contentType
+        if resolved.subtitlesURL == nil, let subtitles = media.subtitles.first {
+            resolved.subtitlesURL = subtitles.url
+            resolved.subtitlesLanguage = subtitles.language ?? "en"
+        }
+        return resolved
     }
 
     /// Launches `appID`, optionally allowing an Android TV receiver.

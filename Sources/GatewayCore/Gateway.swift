@@ -47,10 +47,14 @@ public actor Gateway {
     private let makeAuthenticator: AuthenticatorFactory
     private var authenticator: (any DeviceAuthenticator)?
 
+    /// Turns local paths (`cast /srv/media/a.mp4`, presets, playlists) into URLs of the media server.
+    let mediaLocator: (any MediaLocator)?
+
     public init(settings: GatewaySettings, connector: @escaping CastClient.Connector,
                 timeSource: any TimeSource = SystemTimeSource(), version: String = "0.1.0",
-                authenticator: @escaping AuthenticatorFactory = { _ in nil }) {
+                authenticator: @escaping AuthenticatorFactory = { _ in nil }, mediaLocator: (any MediaLocator)? = nil) {
         self.settings = settings
+        self.mediaLocator = mediaLocator
         self.connector = connector
         self.makeAuthenticator = authenticator
         self.authenticator = settings.cast.authentication == .off ? nil : authenticator(settings.cast.trustAnchors)

@@ -27,11 +27,11 @@ final class ReloadTests: XCTestCase {
         Logger.level = .info
     }
 
-    private final class Counter: Sendable {
+    final class Counter: Sendable {
         let connects = Mutex(0)
     }
 
-    private struct Running {
+    struct Running {
         let daemon: Daemon
         let simulator: ReceiverSimulator
         let counter: Counter

@@ -23,8 +23,8 @@ public struct PresetSettings: SettingsSection {
         for number in 0...9 {
             guard let entry = section.entry(String(number)) else { continue }
             let parts = entry.value.split(separator: "|", maxSplits: 1).map { $0.trimmingSpaces() }
-            guard let url = parts.first, url.contains("://") else {
-                throw section.error(entry, "must be 'URL' or 'URL | title', got '\(entry.value)'")
+            guard let url = parts.first, url.contains("://") || url.hasPrefix("/") else {
+                throw section.error(entry, "must be 'URL' or 'URL | title' (or a file under [media] roots), got '\(entry.value)'")
             }
             presets[number] = Preset(url: url, title: parts.count > 1 && !parts[1].isEmpty ? parts[1] : nil)
         }

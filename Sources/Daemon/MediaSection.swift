@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import GatewayCore
+import GatewayModel
+import Kiosk
+import MediaServer
+import Synchronization
+import SystemSupport
+
+/// `[media]`: local files served to receivers over HTTP (the media server).
+public struct MediaSection: SettingsSection {
+    public static let sectionName = "media"
+    /// nil: no `[media]` section, no server, local paths refused.
+    public var server: MediaServerSettings?
+
+    public init(server: MediaServerSettings? = nil) {
+        self.server = server
+    }
+
+    public init(from section: inout ConfigSection) throws(ConfigError) {
+        let rootsEntry = section.entry("roots")
+        let port = try section.value("port", expected: "a TCP port (0 = any free port)") { UInt16($0) }
+        let origin = try section.string("cors-origin")
+        guard section.isPresent else { return }
+        guard let rootsEntry else {
+            throw ConfigError(file: section.path, line: section.headerLine, key: "[media] roots",
+                              message: "is missing: name the directories to serve, e.g. roots = /srv/media")
+        }
+        let roots = rootsEntry.value.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
+        let settings = MediaServerSettings(roots: roots, port: port ?? MediaServerSettings.defaultPort, corsOrigin: origin ?? "*")
+        do {
+            _ = try settings.validated()
+        } catch {
+            throw section.error(rootsEntry, "\(error)")
+        }
+        server = settings
+    }
+}
+
+/// Local paths through whichever media server runs now (the `[media]`
+/// service replaces it on a reload); without one, they are refused.
+final class CurrentMediaServer: MediaLocator, Sendable {
+    private let current = Mutex<MediaServer?>(nil)
+
+    func set(_ server: MediaServer?) { current.withLock { $0 = server } }
+
+    func media(forLocalPath path: String) async throws -> LocatedMedia {
+        guard let server = current.withLock({ $0 }) else {
+            return try await LocalFilesUnavailable().media(forLocalPath: path)
+        }
+        let media = try server.media(forLocalPath: path)
+        return LocatedMedia(url: media.url, contentType: media.contentType, subtitles: media.subtitles.compactMap { track in
+            track.url.map { LocatedMedia.Subtitles(url: $0, language: track.language, name: track.name) }
+        })
+    }
+}
+
+/// The `[media]` service: the server follows the receiver's address (it
+/// listens on the local address of the route to it) and is the current one
+/// for local paths while it runs.
+struct MediaService: Service {
+    let name = "media"
+    let settings: MediaServerSettings
+    let gateway: Gateway
+    let locator: CurrentMediaServer
+
+    func run() async throws {
+        let server = try MediaServer(settings: settings)
+        locator.set(server)
+        defer { locator.set(nil) }
+        let states = gateway.states()
+        let addresses = AsyncStream<String> { continuation in
+            // Follows the gateway's state for this server's lifetime; ends with the stream.
+            let task = Task {
+                var last: String?
+                for await state in states {
+                    guard let host = MediaService.numericHost(of: state.deviceAddress), host != last else { continue }
+                    last = host
+                    continuation.yield(host)
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+        try await MediaServerService(server: server, receiverAddresses: addresses).run()
+    }
+
+    /// `192.168.1.20` of `192.168.1.20:8009`, `fe80::1` of `[fe80::1]:8009`; nil for a name.
+    static func numericHost(of address: String) -> String? {
+        var host = address
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+            host = String(host[host.index(after: host.startIndex)..<close])
+        } else if let colon = host.lastIndex(of: ":"), host.firstIndex(of: ":") == colon {
+            host = String(host[..<colon])
+        }
+        var v4 = in_addr(), v6 = in6_addr()
+        let bare = String(host.split(separator: "%", maxSplits: 1).first ?? "")
+        return inet_pton(AF_INET, bare, &v4) == 1 || inet_pton(AF_INET6, bare, &v6) == 1 ? host : nil
+    }
+}

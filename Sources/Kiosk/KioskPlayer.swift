@@ -80,6 +80,9 @@ public actor KioskPlayer {
     /// Until then, a first start waits to learn whether a guest is on screen.
     var startupLookUntil: Duration?
     var consecutiveFailures = 0
+    /// The media session of the kiosk's previous item: a snapshot of it that
+    /// arrives after the next LOAD is stale, not a guest.
+    var previousSessionID: Int?
     var backoff = Backoff(initial: .seconds(30), maximum: .seconds(600))
     var driving = false
     var nextSave: Duration?
@@ -196,7 +199,11 @@ public actor KioskPlayer {
         }
         guard let contentID = state.contentID else { return }  // not known yet (joining)
         var current = playing
+        if contentID != playing.contentID, let previous = previousSessionID, state.mediaSessionID == previous {
+            return  // the previous item's last status, overtaken by our own LOAD
+        }
         if contentID != playing.contentID || (playing.sessionID != nil && state.mediaSessionID != playing.sessionID) {
+            logger.debug("not the kiosk's media: \(contentID) session \(state.mediaSessionID.map(String.init) ?? "-"), expected \(playing.contentID) session \(playing.sessionID.map(String.init) ?? "-")")
             enterGuest(seen: true, reason: "a guest loaded other media")
             return
         }
@@ -210,6 +217,7 @@ public actor KioskPlayer {
         switch state.idleReason {
         case "FINISHED":
             logger.info("item \(current.itemIndex + 1)/\(playlist.count) finished")
+            previousSessionID = current.sessionID
             await advance()
         case "ERROR":
             await itemFailed(current.itemIndex, reason: "the receiver could not play it (IDLE, ERROR)", attempt: 1, retryable: true)

@@ -5,32 +5,8 @@ import XCTest
 /// A real third-party sender, pychromecast (pinned, from PyPI), against the
 /// simulator: validates that the simulator speaks Cast v2 as senders expect.
 final class PychromecastInteropTests: XCTestCase {
-    static let pinnedVersion = "14.0.10"
-
-    /// Creates (once, cached under .build) a venv with the pinned pychromecast.
-    private func pythonWithPychromecast() throws -> String {
-        let venv = ProcessInfo.processInfo.environment["PYCHROMECAST_VENV"]
-            ?? BuildProducts.directory.deletingLastPathComponent().appendingPathComponent("pychromecast-\(Self.pinnedVersion)-venv").path
-        let python = venv + "/bin/python"
-        let marker = venv + "/.installed"
-        if !FileManager.default.fileExists(atPath: marker) {
-            for arguments in [["python3", "-m", "venv", venv],
-                              [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "pychromecast==\(Self.pinnedVersion)"]] {
-                let process = try ManagedProcess("/usr/bin/env", arguments)
-                let status = process.waitForExit(timeout: 600)
-                guard status == 0 else {
-                    throw StartupError(message: "cannot set up pychromecast (\(arguments.joined(separator: " "))): \(process.allOutput)")
-                }
-            }
-            guard FileManager.default.createFile(atPath: marker, contents: Data()) else {
-                throw StartupError(message: "cannot write \(marker)")
-            }
-        }
-        return python
-    }
-
     func testPychromecastDrivesTheSimulatorThroughAFullSession() throws {
-        let python = try pythonWithPychromecast()
+        let python = try Pychromecast.python()
         let directory = try temporaryDirectory(self)
         let simulator = try SimulatorProcess(directory: directory)
         defer { simulator.stop() }
@@ -68,7 +44,7 @@ final class PychromecastInteropTests: XCTestCase {
     /// `seek(12)` works as on a real receiver. pychromecast's default stream
     /// type, LIVE, stays unseekable.
     func testPychromecastSeeksBufferedMediaLoadedWithoutDuration() throws {
-        let python = try pythonWithPychromecast()
+        let python = try Pychromecast.python()
         let directory = try temporaryDirectory(self)
         let simulator = try SimulatorProcess(directory: directory, extraArguments: ["--default-duration", "50"])
         defer { simulator.stop() }

@@ -4,36 +4,17 @@ Usage: python drive_simulator.py PORT
 Prints one JSON object per step ({"step": ..., ...observed values}) and exits
 non-zero when a step fails, so the calling test can assert on each value.
 """
-import json
 import sys
-import time
-import uuid
 
-import pychromecast
-from pychromecast.models import CastInfo, HostServiceInfo
+from loopback_cast import connect, report, wait_for
 
 PORT = int(sys.argv[1])
 DEFAULT_MEDIA_RECEIVER = "CC1AD845"
 
 
-def report(step, **values):
-    print(json.dumps({"step": step, **values}), flush=True)
 
 
-def wait_for(predicate, timeout=10.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
-
-
-# cast_type is given, so pychromecast skips its HTTP device-info probe.
-info = CastInfo({HostServiceInfo("127.0.0.1", PORT)}, uuid.uuid4(), "Chromecast", "Simulator",
-                "127.0.0.1", PORT, "cast", "Google Inc.")
-cast = pychromecast.get_chromecast_from_cast_info(info, zconf=None, tries=1, timeout=10)
-cast.wait(timeout=10)
+cast = connect(PORT)
 report("connected", app_id=cast.status.app_id, volume=cast.status.volume_level)
 
 cast.start_app(DEFAULT_MEDIA_RECEIVER)

@@ -5,28 +5,14 @@ Prints one JSON line with what it saw and exits non-zero when it failed.
 """
 import json
 import sys
-import time
-import uuid
 
-import pychromecast
-from pychromecast.models import CastInfo, HostServiceInfo
+from loopback_cast import connect, wait_for
 
 PORT, ACTION = int(sys.argv[1]), sys.argv[2]
 
 
-def wait_for(predicate, timeout=10.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
 
-
-info = CastInfo({HostServiceInfo("127.0.0.1", PORT)}, uuid.uuid4(), "Chromecast", "Simulator",
-                "127.0.0.1", PORT, "cast", "Google Inc.")
-cast = pychromecast.get_chromecast_from_cast_info(info, zconf=None, tries=1, timeout=10)
-cast.wait(timeout=10)
+cast = connect(PORT)
 if ACTION == "play":
     url = sys.argv[3]
     controller = cast.media_controller

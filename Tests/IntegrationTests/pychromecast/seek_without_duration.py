@@ -5,34 +5,16 @@ Prints one JSON object per step. pychromecast 14's play_media defaults to
 stream_type="LIVE", so the BUFFERED load names its stream type; the LIVE
 load uses the default and must stay unseekable.
 """
-import json
 import sys
-import time
-import uuid
 
-import pychromecast
-from pychromecast.models import CastInfo, HostServiceInfo
+from loopback_cast import connect, report, wait_for
 
 PORT = int(sys.argv[1])
 
 
-def report(step, **values):
-    print(json.dumps({"step": step, **values}), flush=True)
 
 
-def wait_for(predicate, timeout=10.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
-
-
-info = CastInfo({HostServiceInfo("127.0.0.1", PORT)}, uuid.uuid4(), "Chromecast", "Simulator",
-                "127.0.0.1", PORT, "cast", "Google Inc.")
-cast = pychromecast.get_chromecast_from_cast_info(info, zconf=None, tries=1, timeout=10)
-cast.wait(timeout=10)
+cast = connect(PORT)
 media = cast.media_controller
 
 media.play_media("http://media.test/no-duration.mp4", "video/mp4", stream_type="BUFFERED")

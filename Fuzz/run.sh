@@ -49,7 +49,7 @@ SCRATCH=$REPO/build/fuzz-spm
 # work) into their own scratch path; the fuzz entry files are linked against
 # their object files. TestSupport brings GatewayCore's dependencies and the
 # in-memory byte stream and manual clock.
-MODULES=(CastProtocol SystemSupport GatewayModel CastClient GatewayCore StatusOutput TestSupport RemoteInput Discovery Fleet Daemon)
+MODULES=(CastProtocol SystemSupport GatewayModel CastClient GatewayCore StatusOutput TestSupport RemoteInput Discovery Fleet MediaServer Kiosk Daemon)
 # release runs the async whole path about twice as fast; debug builds quicker.
 CONFIGURATION=${FUZZ_CONFIGURATION:-release}
 case "$CONFIGURATION" in
@@ -77,12 +77,21 @@ for module in TestSupport GatewayCore StatusOutput Daemon; do
     fi
 done
 BIN=$("${SPM[@]}" --show-bin-path)
-OBJECTS=("$BIN"/CShims.build/*.o)
-for module in "${MODULES[@]}"; do OBJECTS+=("$BIN/$module.build"/*.o); done
+# Every module built here is a dependency of the targets above (the scratch
+# path is this script's own), so all their objects are linked: a new module
+# behind the daemon needs no change here.
+OBJECTS=()
+for directory in "$BIN"/*.build; do
+    objects=("$directory"/*.o)
+    [ -e "${objects[0]}" ] && OBJECTS+=("${objects[@]}")
+done
+MODULE_MAPS=()
+for map in "$REPO"/Sources/C*/module.modulemap; do MODULE_MAPS+=(-Xcc "-fmodule-map-file=$map"); done
 
 # StatusOutput's LED lines call the C shim, which links libgpiod and OpenSSL;
-# the daemon's settings bring Discovery (avahi-client) and Fleet (libmosquitto).
-read -r -a C_LIBRARIES <<<"$(pkg-config --libs libgpiod openssl libmosquitto) -lavahi-client -lavahi-common"
+# the daemon's settings bring Discovery (avahi-client), Fleet (libmosquitto)
+# and the media server (libmicrohttpd).
+read -r -a C_LIBRARIES <<<"$(pkg-config --libs libgpiod openssl libmosquitto libmicrohttpd) -lavahi-client -lavahi-common"
 OUT_BIN=$OUT/bin/$CONFIGURATION
 mkdir -p "$OUT_BIN"
 for name in "${SELECTED[@]}"; do
@@ -94,9 +103,7 @@ for name in "${SELECTED[@]}"; do
     echo "fuzz: linking fuzz-$name"
     # gold warns once per ASan helper symbol ("Cannot export local symbol"); harmless.
     swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 "$OPTIMIZE" -g -module-name "FuzzTarget" \
-        -I "$BIN/Modules" -Xcc -fmodule-map-file="$BIN/CShims.build/module.modulemap" \
-        -Xcc -fmodule-map-file="$REPO/Sources/CAvahi/module.modulemap" \
-        -Xcc -fmodule-map-file="$REPO/Sources/CMosquitto/module.modulemap" \
+        -I "$BIN/Modules" -Xcc -fmodule-map-file="$BIN/CShims.build/module.modulemap" "${MODULE_MAPS[@]}" \
         "$FUZZ"/Support/*.swift "$FUZZ/Targets/$name.swift" "${OBJECTS[@]}" \
         "${C_LIBRARIES[@]}" -o "$binary" \
         2> >(grep -v "Cannot export local symbol" >&2)

@@ -42,7 +42,7 @@ wait_for "$RESULTS/gateway.log" "* PAUSED" 30
 [ "$(seen 2 3)" = "0 1" ] || fail "play LED should blink slowly while paused"
 
 kill -9 $SIM
-wait_for "$RESULTS/gateway.log" "reconnecting" 30
+wait_for "$RESULTS/gateway.log" "* OFFLINE" 30
 [ "$(seen 1 2)" = "0 1" ] || fail "link LED should blink while reconnecting"
 [ "$(seen 3 4)" = "0 1" ] || fail "error LED should flash code 2 while the device is unreachable"
 echo "reconnecting: error LED flashes"

@@ -112,14 +112,14 @@ ensure_chroot() {
 }
 
 # overlay_chroot BASE WORKDIR: a throwaway writable copy of BASE at
-# WORKDIR/root (overlayfs; the base is not changed). Prints WORKDIR/root.
+# WORKDIR/root (overlayfs; the base is not changed). Call it directly, not
+# in $(...), so that cleanup_mounts knows the mount.
 overlay_chroot() {
     local base=$1 work=$2
     mkdir -p "$work/upper" "$work/work" "$work/root"
     mount -t overlay overlay -o "lowerdir=$base,upperdir=$work/upper,workdir=$work/work" "$work/root" \
         || die "cannot mount an overlay of $base"
     MOUNTS+=("$work/root")
-    echo "$work/root"
 }
 
 # The package's version: Version.swift's, plus +git<commits>.<hash> when HEAD

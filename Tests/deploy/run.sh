@@ -70,7 +70,8 @@ install_test() {
     fi
     work=$WORK/$suite-$arch
     mkdir -p "$work"
-    root=$(overlay_chroot "$base" "$work")
+    overlay_chroot "$base" "$work"
+    root=$work/root
     chroot_mounts "$root"
     cp "$deb" "$root/tmp/cast-gateway.deb"
     cp "$sim" "$root/tmp/cast-receiver-sim"
@@ -83,7 +84,7 @@ install_test() {
     check "$t: system user and device groups exist" \
         in_chroot "$root" sh -c 'getent passwd cast-gateway && for g in video input dialout gpio cast-gateway; do getent group $g || exit 1; done'
     check "$t: config is a 600 conffile owned by the service user" \
-        sh -c "[ \"\$(stat -c '%U:%G %a' '$root/etc/cast-gateway/gateway.conf')\" = 'cast-gateway:cast-gateway 600' ]"
+        sh -c "[ \"\$(chroot '$root' stat -c '%U:%G %a' /etc/cast-gateway/gateway.conf)\" = 'cast-gateway:cast-gateway 600' ]"
     check "$t: the service user can read the config (check-config)" \
         in_chroot "$root" setpriv --reuid=cast-gateway --regid=cast-gateway --init-groups cast-gateway check-config /etc/cast-gateway/gateway.conf
     check "$t: unit, udev rules and board profiles installed" \
@@ -106,7 +107,8 @@ install_test() {
     [ "$boards_known" = 1 ] || echo "  (this build has no 'cast-gateway boards': [board] sections not checked)"
 
     # cast against a simulator for the same target, inside the chroot.
-    in_chroot "$root" /tmp/cast-receiver-sim --port 0 --log /tmp/sim.jsonl > "$work/sim.out" 2> "$work/sim.err" &
+    # chroot execs the simulator, so $! is its pid (through qemu-user for arm64).
+    chroot "$root" /tmp/cast-receiver-sim --port 0 --log /tmp/sim.jsonl > "$work/sim.out" 2> "$work/sim.err" &
     SIM_PIDS+=($!)
     port=""
     for _ in $(seq 1 300); do
@@ -123,6 +125,7 @@ install_test() {
                 && grep -q '\"LOAD' '$root/tmp/sim.jsonl'"
     fi
     kill "${SIM_PIDS[-1]}" 2>/dev/null || true
+    wait "${SIM_PIDS[-1]}" 2>/dev/null || true
 
     # Upgrade: the administrator's edit survives, the owner is kept.
     echo "# edited by the administrator" >> "$root/etc/cast-gateway/gateway.conf"
@@ -133,7 +136,7 @@ install_test() {
         in_chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -o Dpkg::Options::=--force-confdef \
         -o Dpkg::Options::=--force-confold /tmp/cast-gateway-upgrade.deb
     check "$t: upgrade keeps the edited config and its owner" sh -c \
-        "grep -q 'edited by the administrator' '$root/etc/cast-gateway/gateway.conf' && [ \"\$(stat -c '%U %a' '$root/etc/cast-gateway/gateway.conf')\" = 'cast-gateway 600' ] \
+        "grep -q 'edited by the administrator' '$root/etc/cast-gateway/gateway.conf' && [ \"\$(chroot '$root' stat -c '%U %a' /etc/cast-gateway/gateway.conf)\" = 'cast-gateway 600' ] \
          && [ \"\$(chroot '$root' dpkg-query -W -f='\${Version}' cast-gateway)\" = '$version+upgrade1' ]"
 
     # Purge: state, config and user are gone.

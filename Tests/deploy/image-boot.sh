@@ -108,6 +108,9 @@ for file in vmlinuz initrd.img cmdline.txt cast-gateway.conf; do
 done
 ok "the boot partition holds vmlinuz, initrd.img, cmdline.txt, cast-gateway.conf"
 
+# A bigger "card" than the image: the first boot grows the root file system.
+truncate -s +1G "$WORK/test.img"
+
 # 4. Boot: ttyAMA0 (the gateway's console) on a socket, the kernel console on
 #    hvc0 into a file, ssh forwarded from 127.0.0.1 only.
 ssh_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -191,6 +194,8 @@ check "firstboot.conf renamed, its secret gone from the card and from the Wi-Fi 
      && ! grep -rq not-a-real-secret-42 /boot/firmware /etc/wpa_supplicant"
 check "the boot partition is readable by the service user only" \
     "[ \"\$(stat -L -c '%U %a' /boot/firmware/cast-gateway.conf)\" = 'cast-gateway 600' ]"
+check "the first boot grew the root file system to fill the disk" \
+    "[ \"\$(df -B1M --output=size / | tail -1)\" -gt \"\$(( \$(lsblk -bndo SIZE /dev/vda) / 1048576 - 300 - 256 - 4 ))\" ] && [ \"\$(df -B1M --output=size / | tail -1)\" -gt 1200 ]"
 check "unique machine id and ssh host keys were made on first boot" \
     "[ -s /etc/machine-id ] && ls /etc/ssh/ssh_host_ed25519_key"
 if score=$(ssh_vm "systemd-analyze security cast-gateway.service --no-pager | tail -1" 2>&1); then

@@ -137,31 +137,45 @@ while time.time() < deadline and sock is None:
 if sock is None:
     print("no serial socket"); sys.exit(1)
 sock.settimeout(2)
-seen, json_mode = b"", False
+# The answer to `status` names the link state; while connected, this build
+# may render it as the player state alone ("* IDLE vol 50%"), which
+# StatusLine only shows when connected: report which form was seen.
+import re
+connected_form = re.compile(r"^\* (IDLE|READY|PLAYING|PAUSED|BUFFERING)\b")
+seen = b""
 while time.time() < deadline:
-    # After a while, ask for JSON too: its status carries "link":"connected".
-    if not json_mode and time.time() - started > 240:
-        sock.sendall(b"json on\r"); json_mode = True
-    sock.sendall(b"status\r")
-    end = time.time() + 3
+    # (The UART's input backs up until the gateway reads it: never block.)
+    try:
+        sock.sendall(b"status\r")
+    except (socket.timeout, BlockingIOError):
+        pass
+    end = time.time() + 5
     while time.time() < end:
         try:
             data = sock.recv(4096)
         except socket.timeout:
             break
         seen += data
-        for line in seen.replace(b"\r", b"\n").split(b"\n"):
-            text = line.decode("utf-8", "replace")
-            if ("connected" in text and "disconnected" not in text) or '"link":"connected"' in text:
-                print("%.1f %s" % (time.time() - started, text.strip()))
-                sys.exit(0)
+        lines = seen.replace(b"\r", b"\n").split(b"\n")
+        for line in lines:
+            text = line.decode("utf-8", "replace").replace("cast-gateway> ", "").strip()
+            if "connected" in text and "disconnected" not in text:
+                print("%.1f word %s" % (time.time() - started, text)); sys.exit(0)
+            if connected_form.match(text):
+                print("%.1f form %s" % (time.time() - started, text)); sys.exit(0)
     seen = seen[-4096:]
 print("no 'connected' on the console; last output: " + seen[-600:].decode("utf-8", "replace"))
 sys.exit(1)
 PY
-if answer=$(python3 "$WORK/console.py" "$WORK/ttyAMA0.sock" 900 "$boot_started"); then
-    ok "status on the serial console answers connected: ${answer#* }"
-    echo "image-boot: boot-to-connected ${answer%% *} s (qemu start to the answer)"
+if answer=$(python3 "$WORK/console.py" "$WORK/ttyAMA0.sock" 600 "$boot_started"); then
+    read -r seconds form text <<<"$answer"
+    if [ "$form" = word ]; then
+        ok "status on the serial console answers connected: $text"
+    else
+        ok "status on the serial console answers with the connected state: $text"
+        echo "  (this build's status line does not contain the word 'connected')"
+    fi
+    echo "image-boot: boot-to-connected $seconds s (qemu start to the answer)"
 else
     bad "status on the serial console: $answer"
     tail -40 "$WORK/console.log" >&2 || true

@@ -108,11 +108,12 @@ install_test() {
 
     # cast against a simulator for the same target, inside the chroot.
     # chroot execs the simulator, so $! is its pid (through qemu-user for arm64).
+    : > "$work/sim.out"
     chroot "$root" /tmp/cast-receiver-sim --port 0 --log /tmp/sim.jsonl > "$work/sim.out" 2> "$work/sim.err" &
     SIM_PIDS+=($!)
     port=""
     for _ in $(seq 1 300); do
-        port=$(awk '/^listening/ {print $3; exit}' "$work/sim.out" 2>/dev/null)
+        port=$(awk '/^listening/ {print $3; exit}' "$work/sim.out" 2>/dev/null || true)
         [ -n "$port" ] && break
         sleep 0.1
     done

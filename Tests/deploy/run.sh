@@ -162,7 +162,7 @@ for target in $TARGETS; do
         fi
     fi
     [[ $deb == *"_${suite}_${arch}.deb" ]] || { bad "$target: the package is named $deb"; continue; }
-    check "$target: lintian reports no errors" lintian --fail-on error --suppress-tags hardening-no-relro "$deb"
+    check "$target: lintian reports no errors" lintian --fail-on error "$deb"
     sim=$(dirname "$deb")/cast-receiver-sim_${suite}_${arch}
     [ -x "$sim" ] || { bad "$target: no $sim (deploy/package --simulator)"; continue; }
     start=$(date +%s)

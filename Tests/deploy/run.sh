@@ -51,6 +51,7 @@ check() {
 # --- the unit's security score and shellcheck ------------------------------
 check "systemd-analyze security of deploy/cast-gateway.service <= 2.0" bash "$REPO/Tests/deploy/security.sh"
 check "shellcheck over deploy/ boards/ udev/ Tests/ .ci/" bash "$REPO/Tests/deploy/shellcheck.sh"
+check "board profiles follow the schema" bash "$REPO/Tests/deploy/boards.sh"
 
 # --- deploy/flash on files and loop devices ---------------------------------
 check "deploy/flash on files and loop devices" bash "$REPO/Tests/deploy/flash.sh"

@@ -13,14 +13,62 @@ if ! command -v swift >/dev/null; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends \
-    pkg-config libssl-dev libavahi-client-dev \
-    avahi-daemon avahi-utils dbus util-linux \
-    liblirc-dev lirc libgpiod-dev libcec-dev libp8-platform-dev libudev-dev \
-    qemu-system-x86 busybox-static v4l-utils ir-keytable cpio kmod make gcc \
-    linux-headers-amd64 \
-    libmosquitto-dev mosquitto mosquitto-clients openssl \
-    libmicrohttpd-dev libcurl4-openssl-dev curl ffmpeg lighttpd \
-    python3 python3-venv python3-pip \
-    binutils debootstrap ca-certificates >/dev/null
+# One package a line, sorted, with what needs it.
+PACKAGES=(
+    arch-test             # mmdebstrap: checks that arm64 binaries run (qemu-user)
+    avahi-daemon          # mDNS discovery (tests run a loopback-only daemon)
+    avahi-utils           # avahi-publish/browse in discovery tests
+    binfmt-support        # registers qemu-user for arm64 chroots
+    binutils              # strip, readelf
+    busybox-static        # the virtual board's initramfs
+    ca-certificates       # https mirrors
+    cpio                  # the virtual board's initramfs
+    curl                  # the media server tests (real HTTP clients)
+    dbus                  # avahi needs the system bus
+    debootstrap           # trixie chroots (deploy/check-trixie-build.sh, deploy/package)
+    device-tree-compiler  # deploy/image compiles the gpio-ir overlay
+    dosfstools            # deploy/image: the FAT boot partition
+    dpkg-dev              # dpkg-shlibdeps for bookworm packages
+    e2fsprogs             # deploy/image: mkfs.ext4 -d
+    fakeroot              # deploy/package: dpkg-deb
+    fdisk                 # deploy/image: sfdisk
+    ffmpeg                # kiosk and media tests make small MP4 files
+    file                  # deploy/package checks the binary's architecture
+    gcc                   # the virtual board's test GPIO module
+    ir-keytable           # IR keymaps on the virtual board
+    kmod                  # depmod for the virtual board
+    libavahi-client-dev   # Discovery
+    libcec-dev            # RemoteInput (CEC)
+    libcurl4-openssl-dev  # the simulator fetches media (--fetch-media)
+    libgpiod-dev          # StatusOutput (LEDs)
+    liblirc-dev           # lirc tools and headers for the LIRC tests (the gateway connects lircd itself)
+    libmicrohttpd-dev     # MediaServer
+    libmosquitto-dev      # Fleet (MQTT)
+    libp8-platform-dev    # libcec.pc requires it
+    libssl-dev            # TLS
+    libudev-dev           # libcec.pc requires it
+    lighttpd              # bench/media-server.sh compares against it
+    lintian               # Tests/deploy checks the packages
+    linux-headers-amd64   # the virtual board's test GPIO module (headers of Debian's current kernel)
+    lirc                  # lircd in tests
+    make                  # the virtual board's test GPIO module
+    mmdebstrap            # deploy/image builds the root file system
+    mosquitto             # MQTT tests run a loopback broker
+    mosquitto-clients     # mosquitto_sub/pub in MQTT tests
+    mtools                # deploy/image: files onto the FAT partition without mounting
+    openssh-client        # deploy/install; the image boot test logs in
+    openssl               # device-auth tests make a PKI; TLS test certificates
+    pkg-config            # C library flags
+    python3               # interop tests, the image boot test's serial console
+    python3-pip           # pychromecast interop tests
+    python3-venv          # pychromecast interop tests
+    qemu-system-arm       # the image boot test (qemu-system-aarch64 -M virt)
+    qemu-system-x86       # the virtual board
+    qemu-user-static      # arm64 chroots: install tests, dpkg-shlibdeps, mmdebstrap
+    shellcheck            # Tests/deploy lints every script
+    udev                  # systemd-udevd for the udev rules scenario on the virtual board
+    util-linux            # losetup, lsblk, setpriv
+    v4l-utils             # cec-ctl, ir-ctl on the virtual board
+)
+apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}" >/dev/null
 echo "install-build-deps: ok ($(swift --version 2>/dev/null | head -1))"

@@ -1,4 +1,5 @@
 # Shared by the board scenarios (sourced inside the VM).
+# shellcheck shell=bash
 set -euo pipefail
 fail() { echo "FAIL: $*"; exit 1; }
 wait_for() {  # wait_for FILE TEXT [SECONDS]
@@ -16,7 +17,9 @@ setup_rc_loopback() {
         grep -q "DRV_NAME=rc-loopback" "$device/uevent" && rc=$(basename "$device")
     done
     [ -n "$rc" ] || fail "no rc-loopback device"
-    lirc_node=/dev/$(ls "/sys/class/rc/$rc" | grep -m1 '^lirc')
+    lirc_node=""
+    for node in /sys/class/rc/"$rc"/lirc*; do [ -e "$node" ] && lirc_node=/dev/$(basename "$node") && break; done
+    [ -n "$lirc_node" ] || fail "$rc has no lirc device"
     event_node=/dev/input/$(basename "$(ls -d /sys/class/rc/$rc/input*/event* | head -1)")
     echo "rc-loopback is $rc: $lirc_node, $event_node"
     cat > /tmp/keys.toml <<KEYS
@@ -81,6 +84,6 @@ start_gateway() {
         "$1" > /tmp/gateway.conf
     "$BIN/cast-gateway" run --config /tmp/gateway.conf 2> "$RESULTS/gateway.log" &
     gateway_pid=$!
-    pids+=($gateway_pid)
+    pids+=("$gateway_pid")
     wait_for "$RESULTS/gateway.log" "* IDLE" 60
 }

@@ -96,7 +96,7 @@ chmod +x "$INITRD/init"
 
 # 3. One VM boot per scenario.
 scenarios=("$@")
-[ ${#scenarios[@]} -gt 0 ] || scenarios=($(ls "$REPO/Tests/board/scenarios/"*.sh))
+[ ${#scenarios[@]} -gt 0 ] || scenarios=("$REPO"/Tests/board/scenarios/*.sh)
 failed=0
 case "$BIN" in
     "$REPO"/*) VM_BIN=/mnt/repo/${BIN#"$REPO"/} ;;

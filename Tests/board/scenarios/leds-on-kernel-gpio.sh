@@ -17,7 +17,7 @@ pids+=($!)
 for _ in $(seq 1 200); do [ -S /tmp/lircd.sock ] && break; sleep 0.1; done
 "$BIN/cast-receiver-sim" --port 8009 > /tmp/sim.out 2> /tmp/sim.err &
 SIM=$!
-pids+=($SIM)
+pids+=("$SIM")
 start_gateway "[lirc]
 socket = /tmp/lircd.sock
 [leds]

@@ -1,0 +1,192 @@
+# Shared by the deploy scripts and Tests/deploy (sourced, not run).
+# Caches live under $CAST_GATEWAY_CACHE (default /var/cache/cast-gateway):
+#   chroot-<suite>-<arch>/   clean minbase chroots (install tests, image bases)
+#   trixie-amd64/            the build chroot (deploy/check-trixie-build.sh)
+#   sysroot-trixie-arm64/    arm64 headers and libraries for cross-compiling
+#   apt-<suite>-<arch>/      apt state and downloaded .debs for the above
+# shellcheck shell=bash
+
+CACHE=${CAST_GATEWAY_CACHE:-/var/cache/cast-gateway}
+DEPLOY_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$DEPLOY_DIR/.." && pwd)
+PROG=${PROG:-$(basename "$0")}
+
+die() { echo "$PROG: $*" >&2; exit 1; }
+note() { echo "$PROG: $*" >&2; }
+
+# need COMMAND PACKAGE: fail naming the package when a command is missing.
+need() {
+    command -v "$1" >/dev/null 2>&1 || die "$1 not installed: apt-get install $2"
+}
+
+need_root() {
+    [ "$(id -u)" -eq 0 ] || die "needs root (chroots, mounts): run it with sudo"
+}
+
+# The Debian mirror this machine's apt uses (deb822 or one-line sources).
+debian_mirror() {
+    local uri
+    uri=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+    [ -n "$uri" ] || uri=$(awk '/^deb / && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
+    [ -n "$uri" ] || die "cannot find a Debian mirror in /etc/apt (sources.list or sources.list.d/*.sources)"
+    echo "$uri"
+}
+
+host_arch() { dpkg --print-architecture; }
+
+# Makes arm64 binaries runnable on an amd64 host (qemu-user through binfmt_misc).
+ensure_emulation() {
+    local arch=$1
+    [ "$arch" = "$(host_arch)" ] && return 0
+    [ "$arch" = arm64 ] || die "cannot run $arch binaries on $(host_arch)"
+    [ -e /usr/bin/qemu-aarch64-static ] || die "qemu-aarch64-static not installed: apt-get install qemu-user-static binfmt-support"
+    if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
+        mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc || die "cannot mount binfmt_misc (needed to run arm64 binaries)"
+    fi
+    if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+        need update-binfmts binfmt-support
+        update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
+        [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || die "binfmt_misc has no qemu-aarch64 entry (update-binfmts --enable qemu-aarch64)"
+    fi
+}
+
+# Mounts made by with_chroot_mounts, unmounted by cleanup_mounts (innermost first).
+MOUNTS=()
+cleanup_mounts() {
+    local i
+    for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do umount -l "${MOUNTS[$i]}" 2>/dev/null || true; done
+    MOUNTS=()
+}
+# bind_mount SOURCE TARGET [ro]
+bind_mount() {
+    mkdir -p "$2"
+    mountpoint -q "$2" && return 0
+    mount --bind "$1" "$2"
+    MOUNTS+=("$2")
+    if [ "${3:-}" = ro ]; then mount -o remount,bind,ro "$2"; fi
+}
+# chroot_mounts DIR: /proc, /dev (bind) and resolv.conf for apt and swift.
+chroot_mounts() {
+    local root=$1
+    if ! mountpoint -q "$root/proc"; then mount -t proc proc "$root/proc"; MOUNTS+=("$root/proc"); fi
+    bind_mount /dev "$root/dev"
+    if ! mountpoint -q "$root/dev/pts"; then mount -t devpts devpts "$root/dev/pts" -o newinstance,ptmxmode=0666 2>/dev/null && MOUNTS+=("$root/dev/pts") || true; fi
+    cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+}
+
+# ensure_chroot DIR SUITE ARCH [PACKAGE...]: a minbase chroot, bootstrapped
+# once, with the packages installed once (a stamp file names them).
+ensure_chroot() {
+    local root=$1 suite=$2 arch=$3
+    shift 3
+    ensure_emulation "$arch"
+    if [ ! -x "$root/usr/bin/apt-get" ]; then
+        rm -rf "$root"
+        mkdir -p "$(dirname "$root")"
+        local base=$CACHE/chroot-$suite-$arch
+        if [ "$root" != "$base" ] && [ -x "$base/usr/bin/apt-get" ]; then
+            note "copying the clean $suite $arch chroot to $root"
+            cp -a "$base" "$root"
+        else
+            need debootstrap debootstrap
+            note "bootstrapping $suite $arch into $root (once; a few minutes)"
+            debootstrap --arch="$arch" --variant=minbase "$suite" "$root" "$(debian_mirror)" >/dev/null \
+                || die "debootstrap of $suite $arch failed (see $root/debootstrap/debootstrap.log)"
+        fi
+        # Package lists, so that `apt-get install ./x.deb` in a copy works offline from them.
+        chroot_mounts "$root"
+        chroot "$root" apt-get update -qq || die "apt-get update failed in $root"
+    fi
+    [ $# -gt 0 ] || return 0
+    local stamp wanted
+    stamp=$root/var/lib/cast-gateway-packages
+    wanted=$(printf '%s\n' "$@" | sort -u | tr '\n' ' ')
+    if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+        note "installing into $root: $wanted"
+        chroot_mounts "$root"
+        chroot "$root" apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -qq --no-install-recommends "$@" >/dev/null \
+            || die "apt-get install $* failed in $root"
+        echo "$wanted" > "$stamp"
+    fi
+}
+
+# overlay_chroot BASE WORKDIR: a throwaway writable copy of BASE at
+# WORKDIR/root (overlayfs; the base is not changed). Call it directly, not
+# in $(...), so that cleanup_mounts knows the mount.
+overlay_chroot() {
+    local base=$1 work=$2
+    mkdir -p "$work/upper" "$work/work" "$work/root"
+    mount -t overlay overlay -o "lowerdir=$base,upperdir=$work/upper,workdir=$work/work" "$work/root" \
+        || die "cannot mount an overlay of $base"
+    MOUNTS+=("$work/root")
+}
+
+# The package's version: Version.swift's, plus +git<commits>.<hash> when HEAD
+# is not exactly a v<version> tag (so every commit's package upgrades the last).
+package_version() {
+    local base count hash
+    base=$(sed -n 's/^let gatewayVersion = "\(.*\)"/\1/p' "$REPO/Sources/cast-gateway/Version.swift")
+    [ -n "$base" ] || die "no gatewayVersion in Sources/cast-gateway/Version.swift"
+    if git -C "$REPO" describe --exact-match --tags "v$base" >/dev/null 2>&1 || ! git -C "$REPO" rev-parse HEAD >/dev/null 2>&1; then
+        echo "$base"
+        return
+    fi
+    count=$(git -C "$REPO" rev-list --count HEAD)
+    hash=$(git -C "$REPO" rev-parse --short=7 HEAD)
+    echo "$base+git$count.$hash"
+}
+
+# ensure_sysroot_arm64 SUITE: trixie arm64 headers, libraries and Swift's
+# static stdlib unpacked into $CACHE/sysroot-SUITE-arm64 (cross-compiling).
+SYSROOT_PACKAGES="swiftlang libc6-dev libstdc++-14-dev libgcc-14-dev linux-libc-dev libssl-dev libcec-dev libp8-platform-dev libudev-dev liblirc-dev libavahi-client-dev libgpiod-dev"
+ensure_sysroot_arm64() {
+    local suite=$1 sysroot apt_dir deb
+    sysroot=$CACHE/sysroot-$suite-arm64
+    apt_dir=$CACHE/apt-$suite-arm64
+    if [ "$(cat "$sysroot/.packages" 2>/dev/null)" = "$SYSROOT_PACKAGES" ]; then echo "$sysroot"; return; fi
+    need apt-get apt
+    note "building the $suite arm64 sysroot in $sysroot (once; ~450 MB download)"
+    mkdir -p "$apt_dir"/{lists/partial,archives/partial}
+    : > "$apt_dir/status"
+    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(debian_mirror) $suite main" > "$apt_dir/sources.list"
+    cat > "$apt_dir/apt.conf" <<APT
+APT::Architecture "arm64";
+APT::Architectures { "arm64"; };
+APT::Install-Recommends "false";
+Dir::State::Lists "$apt_dir/lists";
+Dir::State::status "$apt_dir/status";
+Dir::Cache "$apt_dir";
+Dir::Cache::archives "$apt_dir/archives";
+Dir::Etc::SourceList "$apt_dir/sources.list";
+Dir::Etc::SourceParts "-";
+Dir::Etc::Preferences "/dev/null";
+Dir::Etc::PreferencesParts "/nonexistent";
+APT
+    # shellcheck disable=SC2086
+    {
+        APT_CONFIG=$apt_dir/apt.conf apt-get update -qq
+        APT_CONFIG=$apt_dir/apt.conf apt-get install -y -qq --download-only $SYSROOT_PACKAGES >/dev/null
+    } || die "cannot download the arm64 sysroot packages from $(debian_mirror)"
+    rm -rf "$sysroot"
+    mkdir -p "$sysroot"
+    for deb in "$apt_dir"/archives/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
+    # Merged /usr: libc.so's linker script names /lib/..., some packages ship /lib.
+    local dir
+    for dir in lib bin sbin; do
+        if [ -d "$sysroot/$dir" ] && [ ! -L "$sysroot/$dir" ]; then
+            mkdir -p "$sysroot/usr/$dir"
+            cp -a "$sysroot/$dir/." "$sysroot/usr/$dir/"
+            rm -rf "${sysroot:?}/$dir"
+        fi
+        ln -sfn "usr/$dir" "$sysroot/$dir"
+    done
+    [ -e "$sysroot/usr/lib/swift_static" ] || ln -s ../libexec/swift/lib/swift_static "$sysroot/usr/lib/swift_static"
+    [ -e "$sysroot/usr/lib/swift" ] || ln -s ../libexec/swift/lib/swift "$sysroot/usr/lib/swift"
+    # Only headers and libraries are needed: drop the arm64 toolchain itself.
+    rm -rf "$sysroot/usr/libexec/swift/bin" "$sysroot/usr/libexec/swift/lib/lldb" "$sysroot/usr/libexec/swift/lib/sourcekitd.framework" \
+        "$sysroot/usr/share/doc" "$sysroot/usr/share/man"
+    [ -d "$sysroot/usr/lib/swift_static/linux" ] || die "the arm64 sysroot has no Swift static stdlib (usr/libexec/swift/lib/swift_static/linux)"
+    echo "$SYSROOT_PACKAGES" > "$sysroot/.packages"
+    echo "$sysroot"
+}

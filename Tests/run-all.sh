@@ -3,8 +3,11 @@
 #   1. swift build + swift test: unit tests, and integration tests with real
 #      processes over TLS on loopback (including pychromecast from PyPI);
 #   2. the fuzzers (Fuzz/run.sh): every target for FUZZ_SECONDS each (default 20);
-#   3. the virtual board: real kernel IR and GPIO devices in qemu (Tests/board);
-#   4. the Debian trixie build with Swift 6.0.3 (TRIXIE_CHECK=0 skips it).
+#   3. the virtual board: real kernel IR, CEC and GPIO devices in qemu (Tests/board);
+#   4. deployment: packages installed in clean chroots, lintian, the unit's
+#      security score, shellcheck, flashing on loop devices (Tests/deploy/run.sh),
+#      and the qemu-arm64 image booted to a connected status (Tests/deploy/image-boot.sh);
+#   5. the Debian trixie build with Swift 6.0.3 (TRIXIE_CHECK=0 skips it).
 # Ends with "summary: N passed, M failed" (test cases and board scenarios).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,19 +54,32 @@ bash "$REPO/Fuzz/run-device-auth.sh" "$FUZZ_SECONDS"
 bash "$REPO/Fuzz/run-mqtt-command.sh" "$FUZZ_SECONDS"
 bash "$REPO/Fuzz/run-media-path.sh" "$FUZZ_SECONDS"
 
-echo "== virtual board"
-set +e
-bash "$REPO/Tests/board/run.sh" 2>&1 | tee "$REPO/build/board-output.log"
-board_status=${PIPESTATUS[0]}
-set -e
-board=$(sed -n 's/^board: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$REPO/build/board-output.log" | tail -1)
-read -r board_passed board_failed <<<"${board:-0 1}"
-total=$((total + board_passed + board_failed))
-failures=$((failures + board_failed))
-if [ "$board_status" -ne 0 ]; then
-    echo "summary: $((total - failures)) passed, $failures failed"
-    exit 1
-fi
+# stage NAME PREFIX COMMAND...: runs a script whose last line is
+# "PREFIX: N passed, M failed", adds its counts, and stops on a failure.
+stage() {
+    local name=$1 prefix=$2 status counts stage_passed stage_failed
+    shift 2
+    echo "== $name"
+    set +e
+    "$@" 2>&1 | tee "$REPO/build/$prefix-output.log"
+    status=${PIPESTATUS[0]}
+    set -e
+    counts=$(sed -n "s/^$prefix: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p" "$REPO/build/$prefix-output.log" | tail -1)
+    read -r stage_passed stage_failed <<<"${counts:-0 1}"
+    total=$((total + stage_passed + stage_failed))
+    failures=$((failures + stage_failed))
+    if [ "$status" -ne 0 ]; then
+        echo "summary: $((total - failures)) passed, $failures failed"
+        exit 1
+    fi
+}
+
+stage "virtual board" board bash "$REPO/Tests/board/run.sh"
+# Packages for trixie amd64/arm64 and bookworm amd64 installed in clean
+# chroots, lintian, the unit's security score, shellcheck, flashing on loop devices.
+stage "deploy" deploy bash "$REPO/Tests/deploy/run.sh"
+# The qemu-arm64 image booted under qemu-system-aarch64 (TCG) to a connected status.
+stage "image boot" image-boot bash "$REPO/Tests/deploy/image-boot.sh"
 
 if [ "${TRIXIE_CHECK:-1}" != 0 ]; then
     echo "== Debian trixie build (Swift 6.0.3)"

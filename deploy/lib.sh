@@ -139,7 +139,7 @@ package_version() {
 
 # ensure_sysroot_arm64 SUITE: trixie arm64 headers, libraries and Swift's
 # static stdlib unpacked into $CACHE/sysroot-SUITE-arm64 (cross-compiling).
-SYSROOT_PACKAGES="swiftlang libc6-dev libstdc++-14-dev libgcc-14-dev linux-libc-dev libssl-dev libcec-dev libp8-platform-dev libudev-dev liblirc-dev libavahi-client-dev libgpiod-dev"
+SYSROOT_PACKAGES="swiftlang libc6-dev libstdc++-14-dev libgcc-14-dev linux-libc-dev libssl-dev libcec-dev libp8-platform-dev libudev-dev libavahi-client-dev libgpiod-dev libmosquitto-dev libmicrohttpd-dev libcurl4-openssl-dev"
 ensure_sysroot_arm64() {
     local suite=$1 sysroot apt_dir deb
     sysroot=$CACHE/sysroot-$suite-arm64

@@ -98,16 +98,16 @@ ensure_chroot() {
         chroot "$root" apt-get update -qq || die "apt-get update failed in $root"
     fi
     [ $# -gt 0 ] || return 0
-    local stamp wanted
-    stamp=$root/var/lib/cast-gateway-packages
-    wanted=$(printf '%s\n' "$@" | sort -u | tr '\n' ' ')
-    if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
-        note "installing into $root: $wanted"
+    # Only what is missing is installed, so runs from checkouts that need
+    # different packages share the chroot without undoing each other.
+    local missing
+    missing=$(chroot "$root" dpkg-query -W -f='${Status} ${Package}\n' "$@" 2>&1 | grep -v '^install ok installed ' || true)
+    if [ -n "$missing" ]; then
+        note "installing into $root: $*"
         chroot_mounts "$root"
         chroot "$root" apt-get update -qq
         DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -qq --no-install-recommends "$@" >/dev/null \
             || die "apt-get install $* failed in $root"
-        echo "$wanted" > "$stamp"
     fi
 }
 

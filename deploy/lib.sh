@@ -98,16 +98,16 @@ ensure_chroot() {
         chroot "$root" apt-get update -qq || die "apt-get update failed in $root"
     fi
     [ $# -gt 0 ] || return 0
-    local stamp wanted
-    stamp=$root/var/lib/cast-gateway-packages
-    wanted=$(printf '%s\n' "$@" | sort -u | tr '\n' ' ')
-    if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
-        note "installing into $root: $wanted"
+    # Only what is missing is installed, so runs from checkouts that need
+    # different packages share the chroot without undoing each other.
+    local missing
+    missing=$(chroot "$root" dpkg-query -W -f='${Status} ${Package}\n' "$@" 2>&1 | grep -v '^install ok installed ' || true)
+    if [ -n "$missing" ]; then
+        note "installing into $root: $*"
         chroot_mounts "$root"
         chroot "$root" apt-get update -qq
         DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -qq --no-install-recommends "$@" >/dev/null \
             || die "apt-get install $* failed in $root"
-        echo "$wanted" > "$stamp"
     fi
 }
 
@@ -141,13 +141,16 @@ package_version() {
 # static stdlib unpacked into $CACHE/sysroot-SUITE-arm64 (cross-compiling).
 SYSROOT_PACKAGES="swiftlang libc6-dev libstdc++-14-dev libgcc-14-dev linux-libc-dev libssl-dev libcec-dev libp8-platform-dev libudev-dev libavahi-client-dev libgpiod-dev libmosquitto-dev libmicrohttpd-dev libcurl4-openssl-dev"
 ensure_sysroot_arm64() {
-    local suite=$1 sysroot apt_dir deb
-    sysroot=$CACHE/sysroot-$suite-arm64
-    apt_dir=$CACHE/apt-$suite-arm64
+    local suite=$1 sysroot apt_dir deb key
+    # One sysroot per package list: checkouts that need different libraries
+    # do not rebuild each other's.
+    key=$(printf '%s' "$SYSROOT_PACKAGES" | sha256sum | cut -c1-8)
+    sysroot=$CACHE/sysroot-$suite-arm64-$key
+    apt_dir=$CACHE/apt-$suite-arm64-$key
     if [ "$(cat "$sysroot/.packages" 2>/dev/null)" = "$SYSROOT_PACKAGES" ]; then echo "$sysroot"; return; fi
     need apt-get apt
     note "building the $suite arm64 sysroot in $sysroot (once; ~450 MB download)"
-    mkdir -p "$apt_dir"/{lists/partial,archives/partial}
+    mkdir -p "$apt_dir"/{lists/partial,archives/partial,preferences.d}
     : > "$apt_dir/status"
     echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(debian_mirror) $suite main" > "$apt_dir/sources.list"
     cat > "$apt_dir/apt.conf" <<APT
@@ -161,7 +164,7 @@ Dir::Cache::archives "$apt_dir/archives";
 Dir::Etc::SourceList "$apt_dir/sources.list";
 Dir::Etc::SourceParts "-";
 Dir::Etc::Preferences "/dev/null";
-Dir::Etc::PreferencesParts "/nonexistent";
+Dir::Etc::PreferencesParts "$apt_dir/preferences.d";
 APT
     # shellcheck disable=SC2086
     {

@@ -77,6 +77,11 @@ cat > "$WORK/customize" <<CUSTOMIZE
 # Test only: the receiver simulator on 127.0.0.1:8009 inside the VM.
 set -e
 install -m 755 "$SIM" "\$1/usr/local/bin/cast-receiver-sim"
+deps="$(cat "$SIM.depends" 2>/dev/null || true)"
+if [ -n "\$deps" ] && ! chroot "\$1" dpkg -s \$deps >/dev/null 2>&1; then
+    chroot "\$1" apt-get update -qq
+    chroot "\$1" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \$deps >/dev/null
+fi
 cat > "\$1/etc/systemd/system/cast-receiver-sim.service" <<'UNIT'
 [Unit]
 Description=Test only: Cast receiver simulator on 127.0.0.1:8009

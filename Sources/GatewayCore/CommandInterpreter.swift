@@ -54,6 +54,8 @@ public struct CommandInterpreter: Sendable {
             case .status:
                 let state = await gateway.state
                 var lines = [StatusLine.render(state, now: gateway.timeSource.now.seconds)]
+                // The link in words, for installers and scripts reading the console.
+                lines.append("  link: \(state.link.name)" + (state.deviceAddress.isEmpty ? "" : " to \(state.deviceAddress)"))
                 if let problem = state.configProblem { lines.append("  config: \(problem)") }
                 if let problem = state.kioskProblem { lines.append("  kiosk: \(problem)") }
                 if state.link == .connected {

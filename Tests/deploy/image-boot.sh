@@ -17,6 +17,7 @@
 # what deploy/image needs. First run ~20 min (base system under emulation),
 # then ~5 min.
 set -euo pipefail
+# shellcheck disable=SC2034 # PROG is used by deploy/lib.sh
 PROG=image-boot
 # shellcheck source=deploy/lib.sh
 source "$(dirname "$0")/../../deploy/lib.sh"

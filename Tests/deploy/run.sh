@@ -14,6 +14,7 @@
 # Needs root; deploy/install-build-deps.sh installs the rest. Caches in
 # /var/cache/cast-gateway (first run ~15 min, then ~5 min).
 set -euo pipefail
+# shellcheck disable=SC2034 # PROG is used by deploy/lib.sh
 PROG=deploy
 # shellcheck source=deploy/lib.sh
 source "$(dirname "$0")/../../deploy/lib.sh"

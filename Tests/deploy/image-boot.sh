@@ -80,8 +80,13 @@ set -e
 install -m 755 "$SIM" "\$1/usr/local/bin/cast-receiver-sim"
 deps="$(cat "$SIM.depends" 2>/dev/null || true)"
 if [ -n "\$deps" ] && ! chroot "\$1" dpkg -s \$deps >/dev/null 2>&1; then
+    # The image's own resolv.conf is for the board: borrow the host's while apt runs.
+    if [ -e "\$1/etc/resolv.conf" ] || [ -L "\$1/etc/resolv.conf" ]; then mv "\$1/etc/resolv.conf" "\$1/etc/resolv.conf.image"; fi
+    cp -L /etc/resolv.conf "\$1/etc/resolv.conf"
     chroot "\$1" apt-get update -qq
     chroot "\$1" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \$deps >/dev/null
+    rm -f "\$1/etc/resolv.conf"
+    if [ -e "\$1/etc/resolv.conf.image" ] || [ -L "\$1/etc/resolv.conf.image" ]; then mv "\$1/etc/resolv.conf.image" "\$1/etc/resolv.conf"; fi
 fi
 cat > "\$1/etc/systemd/system/cast-receiver-sim.service" <<'UNIT'
 [Unit]

@@ -26,11 +26,8 @@ public struct MediaServerService: Service {
                 logger.warning("\(error)")
             }
         }
-        // The address stream ended: keep serving until asked to stop. An
-        // AsyncStream's iteration ends when the task is cancelled.
-        let (cancelled, continuation) = AsyncStream<Never>.makeStream()
-        for await _ in cancelled {}
-        withExtendedLifetime(continuation) {}
+        // The address stream ended: keep serving until asked to stop.
+        await waitUntilCancelled()
         await server.stop()
     }
 }

@@ -129,6 +129,9 @@ public actor CastChannel {
         _ build: (Int) -> JSONValue
     ) async throws -> CastReply {
         if let closeReason { throw closeReason }
+        // A receiver drops an app's messages from a sender that has not CONNECTed
+        // to it, so the virtual connection always goes first (idempotent).
+        if destination != CastEndpoint.platformReceiver { try connect(to: destination) }
         let requestID = nextRequestID
         nextRequestID = nextRequestID == Int(Int32.max) ? 1 : nextRequestID + 1
         let payload = build(requestID)

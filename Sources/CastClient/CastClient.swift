@@ -93,6 +93,11 @@ public actor CastClient {
     /// The current snapshot.
     public var currentState: CastClientState { state }
 
+    /// The newest published snapshot, readable without waiting for the actor.
+    /// A follower applies this rather than the snapshot a stream delivered,
+    /// which may be older than one it already took with `currentState`.
+    public nonisolated var latestState: CastClientState { broadcaster.current }
+
     /// Starts connecting (and reconnecting) in the background.
     public func start() {
         guard runTask == nil else { return }

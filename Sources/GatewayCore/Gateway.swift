@@ -296,8 +296,10 @@ public actor Gateway {
         let states = newClient.states()
         // Follows this client's states until it is replaced: the task lives as long as the client does.
         clientTask = Task {
-            for await snapshot in states {
-                self.clientChanged(snapshot, from: newClient)
+            // A delivered snapshot only says "changed": the newest one is applied, so a
+            // stale one buffered behind an action's own snapshot cannot roll the state back.
+            for await _ in states {
+                self.clientChanged(newClient.latestState, from: newClient)
             }
         }
     }

@@ -201,7 +201,13 @@ public actor ReceiverSimulator {
                 send(message.reply(json: ConnectionMessages.pong), on: connection)
             }
         case CastNamespace.receiver: handleReceiver(type, json, message, on: connection)
-        case CastNamespace.media: handleMedia(type, json, message, on: connection)
+        case CastNamespace.media:
+            // As a receiver does: an app hears only senders that CONNECTed to it.
+            guard connection.virtualConnections[message.sourceID]?.contains(message.destinationID) ?? false else {
+                logger.notice("connection \(connection.id): dropped \(type) to \(message.destinationID) from \(message.sourceID), which has not connected to it")
+                return
+            }
+            handleMedia(type, json, message, on: connection)
         default: logger.debug("connection \(connection.id): ignored namespace \(message.namespace)")
         }
         if message.namespace == CastNamespace.receiver || message.namespace == CastNamespace.media { persistState() }

@@ -55,6 +55,20 @@ final class CastClientTests: XCTestCase {
         await harness.client.stop()
     }
 
+    func testTheAppIsConnectedToBeforeItsFirstMediaMessage() async throws {
+        // A receiver drops an app's messages from a sender that has not CONNECTed to it.
+        let harness = try ClientHarness()
+        await harness.startConnected()
+        try await harness.loadVideo()
+        let application = await harness.state().application
+        let transportID = try XCTUnwrap(application?.transportID)
+        let toApp = harness.sentMessages().filter { $0.destinationID == transportID }
+        XCTAssertEqual(toApp.first?.namespace, CastNamespace.connection, "\(toApp.map(\.namespace))")
+        XCTAssertEqual(try toApp.first?.jsonPayload()["type"]?.stringValue, "CONNECT")
+        XCTAssertEqual(toApp.filter { $0.namespace == CastNamespace.connection }.count, 1, "one virtual connection, not one per request")
+        await harness.client.stop()
+    }
+
     func testUnsupportedCommandIsRefusedLocallyAndNotSent() async throws {
         let harness = try ClientHarness()
         await harness.startConnected()

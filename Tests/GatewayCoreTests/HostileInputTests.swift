@@ -81,12 +81,14 @@ extension GatewayTests {
         try await gateway.cast(CastRequest(url: "http://media.test/a.mp4", title: "A"))
         let long = String(repeating: "y", count: 60_000)
         let hostile = #"inject media {"type":"MEDIA_STATUS","requestId":0,"status":[{"mediaSessionId":1,"playerState":"PLAYING","currentTime":1,"media":{"contentId":"x","metadata":{"metadataType":0,"title":"\#(forged)","subtitle":"\#(long)"}}}]}"#
-        // The simulator's own status broadcasts may overtake one injection: a hostile receiver repeats itself.
+        // The simulator's own status (the answer to joining) may overtake one
+        // injection: a hostile receiver repeats itself, and the state it made is checked.
+        var state = await gateway.state
         let arrived = await eventually {
             _ = await simulator.control(hostile)
-            return await gateway.state.title?.contains("FORGED") == true
+            state = await gateway.state
+            return state.title?.contains("FORGED") == true
         }
-        let state = await gateway.state
         XCTAssertTrue(arrived, "\(String(describing: state.title))")
         for text in [state.title ?? "", StatusLine.render(state, now: 0), state.subtitle ?? ""] {
             XCTAssertFalse(text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }, text.debugDescription)

@@ -124,7 +124,7 @@ extension KioskPlayer {
             lines.append("now: loading " + (playlist.currentIndex.map(itemText) ?? "?"))
         case .playing(let playing):
             var text = "now: playing " + itemText(playing.itemIndex)
-            if let position = latest.position(at: now.seconds) {
+            if let position = position(of: playing) {
                 text += " " + KioskPlayer.clockText(position) + (latest.duration.map { " / " + KioskPlayer.clockText($0) } ?? "")
             }
             if let ends = playing.imageEnds { text += " (slide, \(max(Int((ends - now).seconds.rounded()), 0)) s left)" }
@@ -174,10 +174,7 @@ extension KioskPlayer {
         case .playing, .loading, .welcome, .backingOff: true
         case .waiting, .closed, .guest: false
         }
-        if case .playing(let playing) = mode {
-            pendingStart = playlist.items[playing.itemIndex].kind == .image ? 0 : (latest.position(at: clock.now.seconds) ?? 0)
-            saveNow(force: true, position: pendingStart)
-        }
+        if case .playing(let playing) = mode { holdPosition(of: playing) }
         epoch += 1
         mode = .waiting("stopped by 'playlist stop'")
         rescheduleTimer()

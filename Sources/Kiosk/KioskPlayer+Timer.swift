@@ -110,14 +110,26 @@ extension KioskPlayer {
         guard savesEnabled, let index = playingIndex ?? playlist.currentIndex, playlist.items.indices.contains(index) else { return }
         let item = playlist.items[index]
         var seconds = position ?? pendingStart
-        if position == nil, case .playing = mode, item.kind != .image {
-            seconds = latest.position(at: clock.now.seconds) ?? pendingStart
+        if position == nil, case .playing(let playing) = mode, item.kind != .image {
+            seconds = self.position(of: playing) ?? pendingStart
         }
         if item.kind == .image { seconds = 0 }
         let state = KioskSavedState(itemIndex: index, source: item.source, position: max(seconds, 0))
         guard force || state != lastSaved else { return }
         lastSaved = state
         store.save(state)
+    }
+
+    /// Where `playing` has got to, from the newest snapshot that shows it.
+    func position(of playing: Playing) -> Double? {
+        let status = latest.contentID == playing.contentID ? latest : playing.lastStatus
+        return status?.position(at: clock.now.seconds)
+    }
+
+    /// Keeps where `playing` stopped, for the LOAD that resumes it (a slide starts over).
+    func holdPosition(of playing: Playing) {
+        pendingStart = playlist.items[playing.itemIndex].kind == .image ? 0 : (position(of: playing) ?? 0)
+        saveNow(force: true, position: pendingStart)
     }
 
     var playingIndex: Int? {
@@ -135,10 +147,7 @@ extension KioskPlayer {
         case .playing, .loading, .welcome, .backingOff: true
         case .waiting, .closed, .guest: false
         }
-        if case .playing(let playing) = mode {
-            pendingStart = playlist.items[playing.itemIndex].kind == .image ? 0 : (latest.position(at: clock.now.seconds) ?? 0)
-            saveNow(force: true, position: pendingStart)
-        }
+        if case .playing(let playing) = mode { holdPosition(of: playing) }
         mode = .closed
         if wasGuest {
             logger.notice("outside the schedule: a guest is casting, so the screen is left alone; the loop returns in the next window")

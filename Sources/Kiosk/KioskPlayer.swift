@@ -37,6 +37,9 @@ public actor KioskPlayer {
         var imageEnds: Duration?
         /// The receiver has shown it playing (the item is healthy).
         var confirmed = false
+        /// The newest snapshot showing this item. A guest's launch clears the
+        /// media state, sometimes before the interruption itself is seen.
+        var lastStatus: GatewayState?
     }
 
     struct Guest: Equatable {
@@ -208,6 +211,7 @@ public actor KioskPlayer {
             return
         }
         if current.sessionID == nil { current.sessionID = state.mediaSessionID }
+        current.lastStatus = state
         if state.player == .playing, !current.confirmed {
             current.confirmed = true
             await itemIsHealthy()
@@ -289,9 +293,14 @@ public actor KioskPlayer {
         startupLookUntil = nil
         let active = latest.player == .playing || latest.player == .buffering || latest.player == .paused
         guard let appID = latest.appID else { return false }
-        var ours: String?
-        if let item = playlist.current { ours = try? await castRequest(for: item, startTime: 0).url }
-        if !isOwnApp(appID) || (active && latest.contentID != nil && latest.contentID != ours) {
+        var otherMedia = false
+        if let contentID = latest.contentID {
+            var ours: String?
+            if let item = playlist.current { ours = try? await castRequest(for: item, startTime: 0).url }
+            let local = if case .localPath = playlist.current?.location { true } else { false }
+            otherMedia = !(ours.map { KioskPlayer.isSameMedia(contentID, $0, local: local) } ?? false)
+        }
+        if !isOwnApp(appID) || (active && otherMedia) {
             enterGuest(seen: true, reason: "a guest is casting (\(latest.appName ?? appID)) at start")
             return true
         }
@@ -443,6 +452,21 @@ public actor KioskPlayer {
 
     // MARK: Guests
 
+    /// Whether the receiver's `contentID` is the kiosk's `ours`. A local file's
+    /// URL names this box's address and port, which a power cut may change
+    /// (a new DHCP lease, `port = 0`), so two of this server's URLs match by path.
+    static func isSameMedia(_ contentID: String, _ ours: String, local: Bool) -> Bool {
+        if contentID == ours { return true }
+        guard local else { return false }
+        func path(_ url: String) -> Substring? {
+            guard url.hasPrefix("http://") else { return nil }
+            let rest = url.dropFirst("http://".count)
+            return rest.firstIndex(of: "/").map { rest[$0...] }
+        }
+        guard let theirs = path(contentID), let mine = path(ours) else { return false }
+        return theirs == mine
+    }
+
     func isOwnApp(_ appID: String) -> Bool {
         appID == castAppID || appID == settings.appID
     }
@@ -462,9 +486,7 @@ public actor KioskPlayer {
         epoch += 1
         if case .playing(let playing) = mode {
             lastContentID = playing.contentID
-            let position = latest.position(at: clock.now.seconds) ?? 0
-            pendingStart = playlist.items[playing.itemIndex].kind == .image ? 0 : position
-            saveNow(force: true, position: position)
+            holdPosition(of: playing)
         }
         let active = latest.player == .playing || latest.player == .buffering
         mode = .guest(Guest(seen: seen, idleSince: active ? nil : clock.now, appName: latest.appName, since: clock.now))

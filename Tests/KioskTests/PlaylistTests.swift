@@ -97,6 +97,17 @@ final class PlaylistTests: XCTestCase {
         XCTAssertNotEqual(first.currentIndex, seen.last, "a new round does not repeat the item just played")
     }
 
+    func testTheBoxsOwnLocalFileIsRecognisedAfterItsAddressOrPortChanged() {
+        // After a power cut the box may have a new lease or port; the receiver still shows the old URL.
+        XCTAssertTrue(KioskPlayer.isSameMedia("http://10.0.0.5:8090/0/lobby.mp4", "http://10.0.0.9:41000/0/lobby.mp4", local: true))
+        XCTAssertTrue(KioskPlayer.isSameMedia("http://[fd00::5]:8090/0/a.mp4", "http://10.0.0.9:8090/0/a.mp4", local: true))
+        XCTAssertFalse(KioskPlayer.isSameMedia("http://10.0.0.5:8090/0/lobby.mp4", "http://10.0.0.5:8090/0/other.mp4", local: true))
+        XCTAssertFalse(KioskPlayer.isSameMedia("https://phone.test/0/lobby.mp4", "http://10.0.0.5:8090/0/lobby.mp4", local: true))
+        // A URL item is the same only as itself: a guest's copy on another host is a guest's.
+        XCTAssertTrue(KioskPlayer.isSameMedia("https://cdn.test/a.mp4", "https://cdn.test/a.mp4", local: false))
+        XCTAssertFalse(KioskPlayer.isSameMedia("http://other.test/a.mp4", "http://cdn.test/a.mp4", local: false))
+    }
+
     func testScheduleWindowsIncludingMidnightWrap() throws {
         let day = try Schedule.parse("07:00-23:00").get()
         XCTAssertFalse(day.isOpen(atSecondOfDay: 6 * 3600 + 59 * 60 + 59))

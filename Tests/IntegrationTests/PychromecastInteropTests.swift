@@ -31,7 +31,7 @@ final class PychromecastInteropTests: XCTestCase {
         XCTAssertEqual(steps["seeked"]?["current_time"]?.doubleValue ?? 0, 100, accuracy: 1)
         XCTAssertEqual(steps["volume"]?["volume"]?.doubleValue ?? 0, 0.3, accuracy: 0.001)
         XCTAssertEqual(steps["quit"]?["app_id"], .string(CastAppID.backdrop))
-        XCTAssertNotNil(steps["done"], "pychromecast did not finish: \(driver.allOutput)")
+        XCTAssertNotNil(steps["done"], "pychromecast did not finish: \(driver.allOutput)\nthe simulator said: \(simulator.process.allOutput)")
 
         let types = simulator.received().compactMap { (try? JSONValue(parsing: $0.text))?["type"]?.stringValue }
         for expected in ["CONNECT", "GET_STATUS", "LAUNCH", "LOAD", "PAUSE", "PLAY", "SEEK", "SET_VOLUME", "STOP"] {
@@ -64,6 +64,6 @@ final class PychromecastInteropTests: XCTestCase {
         XCTAssertEqual(steps["live"]?["stream_type"], "LIVE")
         // (pychromecast keeps the previous item's duration when a status has none, so it is not checked here.)
         XCTAssertEqual(steps["live"]?["supports_seek"], false)
-        XCTAssertNotNil(steps["done"], "pychromecast did not finish: \(driver.allOutput)")
+        XCTAssertNotNil(steps["done"], "pychromecast did not finish: \(driver.allOutput)\nthe simulator said: \(simulator.process.allOutput)")
     }
 }

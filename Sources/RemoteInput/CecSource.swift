@@ -1,6 +1,7 @@
 import CShims
 import Dispatch
 import GatewayModel
+import Glibc
 import SystemSupport
 
 /// HDMI-CEC remote keys and TV control through libcec.
@@ -28,6 +29,8 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
     private let logger = Logger(label: "cec")
     // On `queue` only (callbacks touch only `sink`, `queue` and `logger`):
     private var connection: libcec_connection_t?
+    /// A passive second handle on a kernel adapter, watched for its removal.
+    private var removalWatch: DispatchSourceRead?
     /// The open session: resumed with the reason the adapter was lost.
     private var sessionEnded: CheckedContinuation<String, Never>?
     private let configuration = UnsafeMutablePointer<libcec_configuration>.allocate(capacity: 1)
@@ -184,10 +187,45 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
         }
         logger.notice("CEC adapter \(port) open as \(settings.role.rawValue) \"\(settings.osdName)\"")
         self.connection = connection
+        if adapter.adapterType == ADAPTERTYPE_LINUX { watchForRemoval(of: text(adapter.strComPath)) }
+    }
+
+    /// libcec reports a USB adapter's loss, but not a kernel adapter going away
+    /// (its driver unbound, a USB-CEC dongle unplugged). When the device node
+    /// is removed, inotify tells; a passive handle on the device (no follower,
+    /// so nothing queues on it) then confirms the adapter is gone: the kernel
+    /// answers poll() with POLLERR|POLLHUP on every handle of a removed adapter.
+    /// (Dispatch is not given the device's own handle: it cannot disarm HUP.)
+    private func watchForRemoval(of path: String) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let probe = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        let notify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard probe >= 0, notify >= 0, inotify_add_watch(notify, path, UInt32(IN_ATTRIB | IN_DELETE_SELF)) >= 0 else {
+            logger.debug("cannot watch \(path) for removal: \(String(cString: strerror(errno)))")
+            if probe >= 0 { _ = Glibc.close(probe) }
+            if notify >= 0 { _ = Glibc.close(notify) }
+            return
+        }
+        let source = DispatchSource.makeReadSource(fileDescriptor: notify, queue: queue)
+        source.setEventHandler { [weak self] in
+            var buffer = [UInt8](repeating: 0, count: 1024)
+            while Glibc.read(notify, &buffer, buffer.count) > 0 {}  // drain: the events only say "look"
+            var entry = pollfd(fd: probe, events: Int16(POLLIN), revents: 0)
+            guard let self, Glibc.poll(&entry, 1, 0) >= 0, entry.revents & Int16(POLLERR | POLLHUP) != 0 else { return }
+            self.endSession("CEC adapter \(path) went away (driver unbound or adapter unplugged)")
+        }
+        source.setCancelHandler {
+            _ = Glibc.close(notify)
+            _ = Glibc.close(probe)
+        }
+        source.resume()
+        removalWatch = source
     }
 
     private func closeConnection() {
         dispatchPrecondition(condition: .onQueue(queue))
+        removalWatch?.cancel()
+        removalWatch = nil
         guard let connection else { return }
         cg_cec_close(connection)
         cg_cec_destroy(connection)

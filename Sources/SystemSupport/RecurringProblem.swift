@@ -1,7 +1,8 @@
 /// A problem that recurs while something is retried (a missing daemon,
-/// device or adapter): logged as a warning when it first appears or changes,
-/// and at debug level while it merely repeats, so a board without lircd or
-/// avahi-daemon does not fill the journal.
+/// device or adapter). One outage gives one warning: the first problem is a
+/// warning, a different one while the outage lasts (lost, then refused) is
+/// info, and a mere repeat is debug, so a board without lircd or avahi-daemon
+/// does not fill the journal and one failure does not read as several.
 public struct RecurringProblem: Sendable {
     private var last: String?
 
@@ -9,12 +10,12 @@ public struct RecurringProblem: Sendable {
 
     /// Logs `problem` to `logger` at the level its novelty deserves.
     public mutating func report(_ problem: String, to logger: Logger) {
-        if problem == last {
-            logger.debug(problem)
-        } else {
-            last = problem
-            logger.warning(problem)
+        switch last {
+        case nil: logger.warning(problem)
+        case problem: logger.debug(problem)
+        default: logger.info(problem)
         }
+        last = problem
     }
 
     /// The problem is gone: the next one is a warning again.

@@ -225,7 +225,7 @@ final class TVPowerPolicyTests: XCTestCase {
 }
 
 final class RecurringProblemTests: XCTestCase {
-    func testWarnsOnNewProblemsAndDebugsRepeats() {
+    func testOneOutageWarnsOnceThenInformsOfChangesAndDebugsRepeats() {
         let lines = Mutex<[(LogLevel, String)]>([])
         Logger.setSink { level, text in lines.withLock { $0.append((level, text)) } }
         let previous = Logger.level
@@ -238,7 +238,7 @@ final class RecurringProblemTests: XCTestCase {
         problem.report("lircd refused", to: logger)
         problem.clear()
         problem.report("lircd refused", to: logger)
-        XCTAssertEqual(lines.withLock { $0.map(\.0) }, [.warning, .debug, .warning, .warning])
+        XCTAssertEqual(lines.withLock { $0.map(\.0) }, [.warning, .debug, .info, .warning])
         XCTAssertEqual(lines.withLock { $0.map(\.1) }.last, "test: lircd refused")
     }
 }

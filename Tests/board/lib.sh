@@ -35,6 +35,38 @@ KEYS
     ir-keytable -s "$rc" -c -p nec -w /tmp/keys.toml
 }
 
+# Starts lircd (devinput) on rc-loopback's event node, serving /tmp/lircd.sock.
+# Sets lircd_pid.
+start_lircd() {
+    rm -f /tmp/lircd.sock /tmp/lircd.pid
+    lircd --nodaemon --driver=devinput --device="$event_node" --output=/tmp/lircd.sock --pidfile=/tmp/lircd.pid \
+        --logfile=/tmp/lircd.log /etc/lirc/lircd.conf.d/devinput.lircd.conf &
+    lircd_pid=$!
+    pids+=("$lircd_pid")
+    for _ in $(seq 1 200); do [ -S /tmp/lircd.sock ] && break; sleep 0.1; done
+    [ -S /tmp/lircd.sock ] || fail "lircd did not start"
+}
+
+# Loads kernel module $1 (with parameters $2...) from the copies the harness
+# shares at /mnt/modules: the VM's root is the host's, whose /lib/modules
+# belongs to another kernel.
+load_module() {
+    local name=$1 file
+    shift
+    file=$(ls /mnt/modules/"$name".ko* 2>/dev/null | head -1)
+    [ -n "$file" ] || fail "module $name is not in /mnt/modules"
+    insmod "$file" "$@" || fail "cannot load $name"
+}
+
+# How many lines of file $1 contain text $2.
+count_lines() { grep -c -- "$2" "$1" 2>/dev/null || true; }
+
+# Waits until file $1 has more than $3 lines containing text $2.
+wait_for_more() {  # wait_for_more FILE TEXT COUNT [SECONDS]
+    for _ in $(seq 1 $((${4:-20} * 10))); do [ "$(count_lines "$1" "$2")" -gt "$3" ] && return 0; sleep 0.1; done
+    fail "no new '$2' in $1 (still $3)"
+}
+
 # Sends NEC scancode $1 through rc-loopback.
 send_ir() { ir-ctl -d "$lirc_node" -S "nec:$1"; }
 

@@ -110,7 +110,9 @@ for scenario in "${scenarios[@]}"; do
     esac
     name=$(basename "$scenario" .sh)
     SHARE=$WORK/share-$name
-    mkdir -p "$SHARE/repo"
+    mkdir -p "$SHARE/repo" "$SHARE/modules"
+    # For scenarios that unload and reload a device's driver mid-run.
+    for module in vivid rc-loopback; do cp "$INITRD"/modules/"$module".ko* "$SHARE/modules/"; done
     cat > "$SHARE/boot.sh" <<BOOT
 #!/bin/bash
 # PID 1 inside the VM: private writable directories, then the scenario.

@@ -4,11 +4,7 @@
 # input events; the gateway maps them to Cast messages at the simulator.
 source "$(dirname "$0")/../lib.sh"
 setup_rc_loopback
-lircd --nodaemon --driver=devinput --device="$event_node" --output=/tmp/lircd.sock --pidfile=/tmp/lircd.pid \
-    --logfile=/tmp/lircd.log /etc/lirc/lircd.conf.d/devinput.lircd.conf &
-pids+=($!)
-for _ in $(seq 1 200); do [ -S /tmp/lircd.sock ] && break; sleep 0.1; done
-[ -S /tmp/lircd.sock ] || fail "lircd did not start"
+start_lircd
 start_simulator
 start_gateway "[lirc]
 socket = /tmp/lircd.sock"

@@ -1,0 +1,432 @@
+#!/usr/bin/env bash
+# The fault matrix: the real cast-gateway and cast-receiver-sim across a real,
+# faulty link between network namespaces this script creates.
+set -euo pipefail
+
+usage() {
+    cat <<'EOF'
+usage: Tests/faults/run.sh [--help] [--keep] [SCENARIO...]
+
+Runs the fault matrix (issue 13): the gateway (driven through its serial
+console on a pty) in one network namespace, cast-receiver-sim in another,
+joined by a veth pair the script creates (10.213.N.0/29). Every scenario
+starts its own namespaces and processes and removes them, by pid and by
+deleting the namespaces, even when it fails.
+
+Network faults:
+  link-down     the link goes down for 30 s and comes back
+  netem         300 ms delay and 5% loss during a burst of 200 remote keys
+  mdns-move     the receiver's address changes; mDNS (avahi) re-announces it
+Receiver faults:
+  kill9         kill -9 and restart
+  pings         PINGs stop being answered
+  load-drop     the link drops in the middle of a LOAD
+  garbage       garbage frames, then an oversized frame header
+  slow          replies delayed 5 s
+  takeover      a second sender takes over with another app
+  not-cast      HTTP, then TLS with HTTP behind it, on port 8009
+
+With no SCENARIO, runs them all. --keep keeps the work directory (logs,
+console pushes, simulator message logs). Must run as root. Uses the debug
+build (swift build --show-bin-path), or FAULTS_BIN=DIR.
+
+The last line is "faults: N passed, M failed".
+EOF
+}
+
+KEEP=0
+SELECTED=()
+for argument in "$@"; do
+    case "$argument" in
+        -h|--help) usage; exit 0 ;;
+        --keep) KEEP=1 ;;
+        -*) echo "run.sh: unknown option $argument (try --help)" >&2; exit 64 ;;
+        *) SELECTED+=("$argument") ;;
+    esac
+done
+
+if [ "$(id -u)" != 0 ]; then
+    echo "run.sh: must run as root (it creates network namespaces)" >&2
+    echo "faults: 0 passed, 1 failed"
+    exit 1
+fi
+
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+HERE=$REPO/Tests/faults
+BIN=${FAULTS_BIN:-$(cd "$REPO" && swift build --show-bin-path)}
+for product in cast-gateway cast-receiver-sim; do
+    if [ ! -x "$BIN/$product" ]; then
+        echo "run.sh: $BIN/$product is missing: run swift build first" >&2
+        echo "faults: 0 passed, 1 failed"
+        exit 1
+    fi
+done
+WORK=$(mktemp -d /tmp/cast-gateway-faults.XXXXXX)
+TAG=cgf$$
+MEDIA=http://media.test/film.mp4
+passed=0
+failed=0
+failures=()
+
+# --- cleanup: by pid, then by namespace ---------------------------------
+
+# kill_pids FILE: stops every pid listed in FILE (TERM, then KILL).
+kill_pids() {
+    local file=$1 pid
+    [ -f "$file" ] || return 0
+    while read -r pid; do
+        kill -TERM "$pid" 2>/dev/null || true
+    done <"$file"
+    while read -r pid; do
+        for _ in $(seq 50); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -KILL "$pid" 2>/dev/null || true
+    done <"$file"
+    : >"$file"
+}
+
+# cleanup_scenario DIR: its processes, then its namespaces (veths go with them).
+cleanup_scenario() {
+    local dir=$1 ns
+    kill_pids "$dir/pids"
+    if [ -f "$dir/netns" ]; then
+        while read -r ns; do
+            ip netns del "$ns" 2>/dev/null || true
+        done <"$dir/netns"
+        : >"$dir/netns"
+    fi
+}
+
+cleanup() {
+    local dir
+    for dir in "$WORK"/*/; do
+        [ -d "$dir" ] && cleanup_scenario "$dir"
+    done
+    if [ "$KEEP" = 1 ]; then
+        echo "work directory kept: $WORK" >&2
+    else
+        rm -rf "$WORK"
+    fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- helpers (run inside a scenario's subshell) ---------------------------
+
+log() { echo "  [$SCENARIO] $*"; }
+fail() {
+    echo "  [$SCENARIO] FAIL: $*" >&2
+    exit 1
+}
+
+# remember PID: the scenario's cleanup stops it.
+remember() { echo "$1" >>"$S/pids"; }
+
+# now: seconds since the epoch, with milliseconds.
+now() { date +%s.%N | cut -c1-14; }
+
+# wait_until SECONDS DESCRIPTION COMMAND...: polls COMMAND (every 0.1 s) until it succeeds.
+wait_until() {
+    local limit=$1 what=$2 deadline
+    shift 2
+    deadline=$(($(date +%s) + limit))
+    until "$@"; do
+        [ "$(date +%s)" -lt "$deadline" ] || fail "timed out after ${limit}s waiting for $what"
+        sleep 0.1
+    done
+}
+
+# make_link N [wire]: namespaces $NS_G (gateway) and $NS_R (receiver), joined
+# by the veth pair $VETH_G/$VETH_R (or, with "wire", by two TAP devices and
+# Tests/faults/wire.py between them), with $IP_G and $IP_R from 10.213.N.0/29.
+make_link() {
+    local n=$1 kind=${2:-veth} ns
+    NS_G=${TAG}g$n NS_R=${TAG}r$n VETH_G=${TAG}a$n VETH_R=${TAG}b$n
+    IP_G=10.213.$n.1 IP_R=10.213.$n.2
+    for ns in "$NS_G" "$NS_R"; do
+        if [ ! -e "/run/netns/$ns" ]; then
+            ip netns add "$ns"
+            echo "$ns" >>"$S/netns"
+            ip -n "$ns" link set lo up
+        fi
+    done
+    if [ "$kind" = wire ]; then
+        # Seed 12 drops the 5th impaired frame (then 5%): every run loses frames.
+        python3 "$HERE/wire.py" "$VETH_G" "$VETH_R" 300 5 12 >"$S/wire.out" 2>&1 &
+        WIRE_PID=$!
+        remember "$WIRE_PID"
+        wait_until 5 "the wire" grep -q '^ready' "$S/wire.out"
+        ip link set "$VETH_G" netns "$NS_G"
+        ip link set "$VETH_R" netns "$NS_R"
+    else
+        ip link add "$VETH_G" netns "$NS_G" type veth peer name "$VETH_R" netns "$NS_R"
+    fi
+    ip -n "$NS_G" addr add "$IP_G/29" dev "$VETH_G"
+    ip -n "$NS_R" addr add "$IP_R/29" dev "$VETH_R"
+    ip -n "$NS_G" link set "$VETH_G" up
+    ip -n "$NS_R" link set "$VETH_R" up
+    DEVICE=$IP_R:8009
+}
+
+# start_sim [ARGS...]: cast-receiver-sim on $IP_R:8009 in $NS_R; control commands
+# go to its stdin through a fifo that stays open across restarts.
+start_sim() {
+    local before
+    if [ ! -p "$S/sim.in" ]; then
+        mkfifo "$S/sim.in"
+        exec 7<>"$S/sim.in"
+    fi
+    touch "$S/sim.out"
+    before=$(grep -c '^listening ' "$S/sim.out" || true)
+    ip netns exec "$NS_R" env ${SIM_ENV:-} "$BIN/cast-receiver-sim" --port 8009 --bind 0.0.0.0 \
+        --log "$S/sim.jsonl" --state "$S/sim.state" --ping-interval 5 "$@" <&7 >>"$S/sim.out" 2>>"$S/sim.err" &
+    SIM_PID=$!
+    remember "$SIM_PID"
+    wait_until 10 "the simulator to listen" sim_listening "$before"
+}
+sim_listening() { [ "$(grep -c '^listening ' "$S/sim.out" || true)" -gt "$1" ]; }
+
+# sim COMMAND: runs a simulator control command and prints its answer line.
+sim() {
+    local before
+    before=$(wc -l <"$S/sim.out")
+    echo "$1" >&7
+    wait_until 5 "the simulator to answer '$1'" sim_answered "$before"
+    sed -n "$((before + 1))p" "$S/sim.out"
+}
+sim_answered() { [ "$(wc -l <"$S/sim.out")" -gt "$1" ]; }
+
+# sim_field NAME: one field of the simulator's status (player, position, volume, app...).
+sim_field() { sim status | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# sim_wait SECONDS FIELD=VALUE...: waits until the simulator's status shows every FIELD=VALUE.
+sim_wait() {
+    local limit=$1
+    shift
+    wait_until "$limit" "the receiver to show $*" sim_shows "$@"
+}
+sim_shows() {
+    local status pair
+    status=" $(sim status) "
+    for pair in "$@"; do
+        case "$status" in *" $pair "*) ;; *) return 1 ;; esac
+    done
+}
+
+# sim_count TYPE [APPID]: messages of TYPE (with appId APPID) the simulator received.
+sim_count() {
+    python3 - "$S/sim.jsonl" "$1" "${2:-}" <<'EOF'
+import json, sys
+path, kind, app = sys.argv[1:4]
+count = 0
+for line in open(path, encoding="utf-8", errors="replace") if __import__("os").path.exists(path) else []:
+    try:
+        data = json.loads(json.loads(line).get("data", ""))
+    except ValueError:
+        continue
+    if isinstance(data, dict) and data.get("type") == kind and (not app or data.get("appId") == app):
+        count += 1
+print(count)
+EOF
+}
+
+# start_gateway [CONFIG-LINES...]: the daemon in $NS_G with its console on a pty.
+start_gateway() {
+    local line
+    {
+        if [ "$#" -eq 0 ]; then printf '[device]\nhost = %s\n' "$DEVICE"; fi
+        for line in "$@"; do printf '%s\n' "$line"; done
+        printf '[console]\ndevice = %s\nbaud = 57600\n[log]\nlevel = info\n' "$S/serial0"
+    } >"$S/gateway.conf"
+    python3 "$HERE/console.py" serve "$S/serial0" "$S/console.sock" "$S" 2>>"$S/console.err" &
+    remember $!
+    wait_until 5 "the console pty" test -S "$S/console.sock"
+    ip netns exec "$NS_G" env ${GATEWAY_ENV:-} "$BIN/cast-gateway" run --config "$S/gateway.conf" \
+        >>"$S/gateway.log" 2>&1 &
+    GATEWAY_PID=$!
+    remember "$GATEWAY_PID"
+}
+
+# ask COMMAND: a console command; prints its JSON reply, fails unless ok.
+ask() {
+    local reply
+    reply=$(python3 "$HERE/console.py" ask "$S/console.sock" "$1") || fail "no console reply to '$1'"
+    case "$reply" in
+        *'"ok":true'*) echo "$reply" ;;
+        *) fail "console '$1' answered $reply" ;;
+    esac
+}
+
+# state TIMEOUT KEY=VALUE...: waits until the gateway's pushed status matches; prints it.
+state() {
+    local limit=$1
+    shift
+    python3 "$HERE/console.py" wait "$S/console.sock" "$limit" "$@" >"$S/state.json" ||
+        fail "status never showed $* within ${limit}s; last: $(cat "$S/state.json")"
+    cat "$S/state.json"
+}
+
+# field NAME: one field of the last state printed by `state` (error: its message).
+field() {
+    python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); v=s.get(sys.argv[2]); print((v or {}).get("message","") if sys.argv[2]=="error" else ("" if v is None else v))' \
+        "$S/state.json" "$1"
+}
+
+# console_status: the text of the console's `status` command.
+console_status() {
+    ask status | python3 -c 'import json,sys; print("\n".join(json.load(sys.stdin)["lines"]))'
+}
+
+# playing: the receiver plays $MEDIA, cast through the gateway's console.
+playing() {
+    state 15 link=connected >/dev/null
+    ask "cast $MEDIA Film Night" >/dev/null
+    state 15 link=connected player=PLAYING title="Film Night" >/dev/null
+}
+
+# expect_launches N: the gateway launched its app exactly N times.
+expect_launches() {
+    local count
+    count=$(sim_count LAUNCH CC1AD845)
+    [ "$count" = "$1" ] || fail "the receiver got $count LAUNCH from the gateway, expected $1"
+}
+
+# --- scenarios ----------------------------------------------------------
+
+scenario_link_down() {
+    make_link 1
+    start_sim
+    start_gateway
+    playing
+    local p0 t0 p1 t1 elapsed
+    p0=$(sim_field position)
+    t0=$(now)
+    ip -n "$NS_G" link set "$VETH_G" down
+    log "link down at position $p0"
+    state 25 link=reconnecting >/dev/null
+    log "gateway: $(field link), error LED $(field led): $(field error)"
+    # The fault itself lasts 30 s (not a wait for a condition).
+    sleep "$(python3 -c "print(max(0, 30 - ($(now) - $t0)))")"
+    ip -n "$NS_G" link set "$VETH_G" up
+    log "link up after $(python3 -c "print(round($(now) - $t0, 1))") s"
+    state 45 link=connected player=PLAYING title="Film Night" >/dev/null
+    p1=$(sim_field position)
+    t1=$(now)
+    elapsed=$(python3 -c "print(round($t1 - $t0, 1))")
+    log "rejoined: receiver $(sim status); position $p0 -> $p1 in ${elapsed}s"
+    [ "$(sim_field player)" = PLAYING ] || fail "the receiver is not playing"
+    python3 -c "import sys; sys.exit(0 if abs(($p1 - $p0) - $elapsed) < 2 else 1)" ||
+        fail "playback was interrupted: position $p0 -> $p1 over ${elapsed}s"
+    expect_launches 1
+    [ "$(sim_count LOAD)" = 1 ] || fail "the media was loaded again"
+    for kind in STOP PAUSE; do
+        [ "$(sim_count "$kind")" = 0 ] || fail "the receiver got $kind"
+    done
+}
+
+# 200 remote keys (volume up and down, one play/pause, one mute) over a link
+# with 300 ms delay and 5% loss: the final volume, player and mute are exact.
+scenario_netem() {
+    local kind=veth expected
+    make_link 2
+    if tc -n "$NS_G" qdisc add dev "$VETH_G" root netem delay 300ms loss 5% 2>"$S/tc.err"; then
+        tc -n "$NS_G" qdisc del dev "$VETH_G" root
+    else
+        # This kernel has no sch_netem: the same impairment from a userspace wire.
+        log "tc netem unavailable ($(head -n 1 "$S/tc.err")); using Tests/faults/wire.py on TAP devices"
+        ip -n "$NS_G" link del "$VETH_G"
+        kind=wire
+        make_link 2 wire
+    fi
+    start_sim
+    start_gateway
+    playing
+    ask "vol 50" >/dev/null
+    state 10 volume=50 >/dev/null
+    # A random walk that never leaves 0..100 %, so the clamp cannot make the
+    # result depend on how the scheduler coalesced the steps.
+    expected=$(python3 - "$S/keys" <<'PY'
+import random, sys
+rng, level, keys = random.Random(13), 50, []
+for index in range(200):
+    if index == 66:
+        keys.append("KEY_PLAYPAUSE")
+    elif index == 133:
+        keys.append("KEY_MUTE")
+    else:
+        up = rng.random() < 0.5
+        if level + (5 if up else -5) not in range(0, 101):
+            up = not up
+        level += 5 if up else -5
+        keys.append("KEY_VOLUMEUP" if up else "KEY_VOLUMEDOWN")
+open(sys.argv[1], "w").write("".join(f"key {key}\n" for key in keys))
+print(level)
+PY
+)
+    if [ "$kind" = wire ]; then
+        kill -USR1 "$WIRE_PID"
+    else
+        tc -n "$NS_G" qdisc add dev "$VETH_G" root netem delay 300ms loss 5%
+    fi
+    local t0
+    t0=$(now)
+    # A held remote repeats every ~110 ms; this burst is faster still (25 keys/s).
+    python3 "$HERE/console.py" many "$S/console.sock" "$S/keys" 0.04 || fail "a key was refused"
+    log "200 keys sent in $(python3 -c "print(round($(now) - $t0, 1))") s; expecting volume $expected%, PAUSED, muted"
+    # The gateway shows a requested volume at once: the receiver's own status is the judge.
+    sim_wait 90 volume="$expected%" player=PAUSED muted=true
+    log "receiver settled after $(python3 -c "print(round($(now) - $t0, 1))") s: $(sim status)"
+    state 10 link=connected volume="$expected" player=PAUSED muted=True >/dev/null
+    local dropped
+    if [ "$kind" = wire ]; then
+        kill -USR2 "$WIRE_PID"
+        wait_until 5 "the wire's counts" grep -q '^wire:' "$S/wire.out"
+        log "$(grep '^wire:' "$S/wire.out")"
+        dropped=$(sed -n 's/^wire: .*, \([0-9]*\) dropped$/\1/p' "$S/wire.out")
+        # Without a single lost frame, this run did not test loss.
+        [ "${dropped:-0}" -gt 0 ] || fail "no frame was lost: the loss was not exercised"
+    else
+        # netem's own random loss: with ~50 frames, a run without any loss is possible (~8%).
+        log "netem: $(tc -s -n "$NS_G" qdisc show dev "$VETH_G" | grep -o 'Sent.*')"
+        tc -n "$NS_G" qdisc del dev "$VETH_G" root
+    fi
+    expect_launches 1
+}
+
+# --- runner -------------------------------------------------------------
+
+ALL=(link-down netem mdns-move kill9 pings load-drop garbage slow takeover not-cast)
+[ "${#SELECTED[@]}" -gt 0 ] || SELECTED=("${ALL[@]}")
+
+started=$(date +%s)
+for SCENARIO in "${SELECTED[@]}"; do
+    function=scenario_${SCENARIO//-/_}
+    if ! declare -F "$function" >/dev/null; then
+        echo "run.sh: unknown scenario $SCENARIO (try --help)" >&2
+        failed=$((failed + 1))
+        failures+=("$SCENARIO")
+        continue
+    fi
+    S=$WORK/$SCENARIO
+    mkdir -p "$S"
+    begin=$(date +%s)
+    echo "== $SCENARIO"
+    set +e
+    (set -e; "$function")
+    status=$?
+    set -e
+    cleanup_scenario "$S"
+    if [ "$status" = 0 ]; then
+        passed=$((passed + 1))
+        echo "ok $SCENARIO ($(($(date +%s) - begin)) s)"
+    else
+        failed=$((failed + 1))
+        failures+=("$SCENARIO")
+        echo "FAILED $SCENARIO ($(($(date +%s) - begin)) s); its gateway log ends:"
+        tail -n 15 "$S/gateway.log" 2>/dev/null | sed 's/^/    /'
+    fi
+done
+echo "run time: $(($(date +%s) - started)) s${failures[*]:+; failed: ${failures[*]}}"
+echo "faults: $passed passed, $failed failed"

@@ -56,6 +56,10 @@ def state_from_text(lines):
             state["player"] = {"IDLE": "NONE", "READY": "NONE"}.get(words[1], words[1])
             if "vol" in words:
                 state["volume"] = int(words[words.index("vol") + 1].rstrip("%"))
+            if words[1] == "OFFLINE" and "): " in line:
+                state["error"] = {"code": "", "message": line.split("): ", 1)[1]}
+            elif "(last error: " in line:
+                state["error"] = {"code": "", "message": line.split("(last error: ", 1)[1].rstrip(")")}
     return state
 
 

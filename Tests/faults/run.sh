@@ -184,6 +184,7 @@ start_sim() {
         --log "$S/sim.jsonl" --state "$S/sim.state" --ping-interval 5 "$@" <&7 >>"$S/sim.out" 2>>"$S/sim.err" &
     SIM_PID=$!
     remember "$SIM_PID"
+    disown "$SIM_PID"  # no job notice when a scenario kills it
     wait_until 10 "the simulator to listen" sim_listening "$before"
 }
 sim_listening() { [ "$(grep -c '^listening ' "$S/sim.out" || true)" -gt "$1" ]; }
@@ -286,6 +287,19 @@ playing() {
     state 15 link=connected player=PLAYING title="Film Night" >/dev/null
 }
 
+# sim_joins: how many connections CONNECTed to a running app (a rejoin adds one).
+sim_joins() {
+    python3 - "$S/sim.jsonl" <<'EOF'
+import json, sys
+joined = set()
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    entry = json.loads(line)
+    if entry.get("destination") != "receiver-0" and '"CONNECT"' in entry.get("data", ""):
+        joined.add(entry.get("connection"))
+print(len(joined))
+EOF
+}
+
 # expect_launches N: the gateway launched its app exactly N times.
 expect_launches() {
     local count
@@ -320,6 +334,7 @@ scenario_link_down() {
     python3 -c "import sys; sys.exit(0 if abs(($p1 - $p0) - $elapsed) < 2 else 1)" ||
         fail "playback was interrupted: position $p0 -> $p1 over ${elapsed}s"
     expect_launches 1
+    [ "$(sim_joins)" -ge 2 ] || fail "the gateway did not rejoin the app on a new connection"
     [ "$(sim_count LOAD)" = 1 ] || fail "the media was loaded again"
     for kind in STOP PAUSE; do
         [ "$(sim_count "$kind")" = 0 ] || fail "the receiver got $kind"
@@ -392,6 +407,148 @@ PY
         log "netem: $(tc -s -n "$NS_G" qdisc show dev "$VETH_G" | grep -o 'Sent.*')"
         tc -n "$NS_G" qdisc del dev "$VETH_G" root
     fi
+    expect_launches 1
+}
+
+# The receiver is killed with SIGKILL and restarted (its app and media kept, as
+# after a network cut): the gateway reports it offline, then rejoins.
+scenario_kill9() {
+    make_link 4
+    start_sim
+    start_gateway
+    playing
+    kill -KILL "$SIM_PID"
+    state 10 link=reconnecting >/dev/null
+    log "killed: gateway $(field link), error LED $(field led): $(field error)"
+    start_sim
+    state 30 link=connected player=PLAYING title="Film Night" >/dev/null
+    log "restarted: gateway $(field link) $(field player), receiver $(sim status)"
+    expect_launches 1
+    [ "$(sim_count LOAD)" = 1 ] || fail "the media was loaded again"
+}
+
+# The receiver stops answering PINGs (and sends none): the gateway declares
+# the link dead after 15 s, reports it, and rejoins once the receiver answers.
+scenario_pings() {
+    make_link 5
+    start_sim
+    start_gateway
+    playing
+    sim "fault ignore-pings on" >/dev/null
+    state 25 link=reconnecting error~heartbeat >/dev/null
+    log "gateway $(field link), error LED $(field led): $(field error)"
+    sim "fault ignore-pings off" >/dev/null
+    state 40 link=connected player=PLAYING title="Film Night" >/dev/null
+    [ "$(sim_field player)" = PLAYING ] || fail "the receiver stopped playing"
+    expect_launches 1
+    [ "$(sim_count LOAD)" = 1 ] || fail "the media was loaded again"
+}
+
+# The link drops while a LOAD waits for its answer (the receiver holds its
+# replies 1.5 s, the link goes down as the LOAD arrives, the receiver drops
+# the connection, the link returns): the cast fails with a reason, the gateway
+# rejoins the app it launched, and the next cast plays without a second LAUNCH.
+scenario_load_drop() {
+    make_link 6
+    start_sim
+    start_gateway
+    state 15 link=connected >/dev/null
+    sim "fault delay-ms 1500" >/dev/null
+    python3 "$HERE/console.py" ask "$S/console.sock" "cast $MEDIA Film Night" >"$S/cast.reply" &
+    local asker=$!
+    remember "$asker"
+    wait_until 15 "the LOAD to reach the receiver" sim_got LOAD
+    ip -n "$NS_G" link set "$VETH_G" down
+    sim drop >/dev/null
+    sim "fault delay-ms 0" >/dev/null
+    log "link down as the LOAD arrived; the receiver dropped the connection"
+    # The outage itself (not a wait for a condition): 3 s without a link.
+    sleep 3
+    ip -n "$NS_G" link set "$VETH_G" up
+    wait "$asker" || true
+    log "cast answered: $(cat "$S/cast.reply")"
+    grep -q '"ok":false' "$S/cast.reply" || fail "the interrupted cast did not fail: $(cat "$S/cast.reply")"
+    state 40 link=connected appId=CC1AD845 >/dev/null
+    log "gateway $(field link) to app $(field appId), error: $(field error)"
+    ask "cast $MEDIA Film Night" >/dev/null
+    state 15 link=connected player=PLAYING title="Film Night" >/dev/null
+    sim_wait 5 player=PLAYING
+    expect_launches 1
+    [ "$(sim_count LOAD)" = 2 ] || fail "expected 2 LOADs (the lost one and the retry), got $(sim_count LOAD)"
+}
+sim_got() { [ "$(sim_count "$1")" -gt 0 ]; }
+# listening NS PORT: a TCP socket listens on PORT in NS.
+listening() { ip netns exec "$1" ss -Hltn "sport = $2" | grep -q .; }
+
+# Every reply held 5 s (less than the 10 s request timeout): commands succeed,
+# slowly; the link never drops and nothing is relaunched.
+scenario_slow() {
+    make_link 8
+    start_sim
+    start_gateway
+    playing
+    sim "fault delay-ms 5000" >/dev/null
+    local t0 took
+    t0=$(now)
+    ask pause >/dev/null
+    took=$(python3 -c "print(round($(now) - $t0, 1))")
+    log "pause answered after ${took}s"
+    python3 -c "import sys; sys.exit(0 if $took >= 4.5 else 1)" || fail "the pause was not held by the receiver"
+    state 10 link=connected player=PAUSED >/dev/null
+    ask "vol 30" >/dev/null
+    state 15 link=connected volume=30 >/dev/null
+    sim_wait 5 player=PAUSED volume=30%
+    sim "fault delay-ms 0" >/dev/null
+    if grep -q '"link": "reconnecting"' "$S/pushes.jsonl"; then fail "the link dropped under slow replies"; fi
+    expect_launches 1
+}
+
+# A second sender (cast-gateway's one-shot `cast`, as a phone would) launches
+# another app and plays its own media: the gateway follows it, controls it, and
+# never launches its own app again.
+scenario_takeover() {
+    make_link 9
+    start_sim
+    start_gateway
+    playing
+    ip netns exec "$NS_G" "$BIN/cast-gateway" cast http://media.test/phone.mp4 --device "$DEVICE" \
+        --title "Phone Film" --app-id 1A2B3C4D >"$S/phone.out" 2>&1 || fail "the second sender failed: $(cat "$S/phone.out")"
+    state 15 link=connected appId=1A2B3C4D title="Phone Film" player=PLAYING >/dev/null
+    log "gateway follows: app $(field appId) \"$(field title)\" $(field player)"
+    ask pause >/dev/null
+    sim_wait 10 app=1A2B3C4D player=PAUSED
+    state 10 player=PAUSED >/dev/null
+    expect_launches 1
+    [ "$(sim_count LAUNCH 1A2B3C4D)" = 1 ] || fail "the second sender's app was launched $(sim_count LAUNCH 1A2B3C4D) times"
+}
+
+# Port 8009 answers HTTP (python's http.server), then TLS with an HTTP answer
+# behind it (openssl s_server): the gateway reports each and keeps
+# retrying; when the real receiver comes, it connects and casts (one LAUNCH).
+scenario_not_cast() {
+    make_link 10
+    ip netns exec "$NS_R" python3 -m http.server 8009 --bind "$IP_R" --directory "$S" >"$S/http.log" 2>&1 &
+    local server=$!
+    remember "$server"
+    wait_until 10 "http.server" grep -q 'Serving HTTP' "$S/http.log"
+    start_gateway
+    state 20 link=reconnecting error~"does not speak Cast" >/dev/null
+    log "plain HTTP: gateway $(field link), error LED $(field led): $(field error)"
+    kill "$server"
+    openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=not-a-cast-device -days 1 \
+        -keyout "$S/tls.key" -out "$S/tls.pem" >/dev/null 2>&1
+    printf 'HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n' >"$S/http.txt"
+    ip netns exec "$NS_R" openssl s_server -accept "$IP_R:8009" -quiet -cert "$S/tls.pem" -key "$S/tls.key" \
+        >"$S/s_server.log" 2>&1 <"$S/http.txt" &
+    server=$!
+    remember "$server"
+    wait_until 10 "openssl s_server" listening "$NS_R" 8009
+    state 40 link=reconnecting error~"answered with text" >/dev/null
+    log "HTTP over TLS: gateway $(field link), error LED $(field led): $(field error)"
+    kill "$server"
+    start_sim
+    state 45 link=connected >/dev/null
+    playing
     expect_launches 1
 }
 

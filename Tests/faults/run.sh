@@ -480,6 +480,31 @@ sim_got() { [ "$(sim_count "$1")" -gt 0 ]; }
 # listening NS PORT: a TCP socket listens on PORT in NS.
 listening() { ip netns exec "$1" ss -Hltn "sport = $2" | grep -q .; }
 
+# Garbage from the receiver (the simulator's `garbage` command): malformed
+# frames are skipped on the same link; a 2 GiB frame header loses the framing,
+# so the gateway drops that link, reports it, and rejoins without a LAUNCH.
+scenario_garbage() {
+    make_link 7
+    start_sim
+    start_gateway
+    playing
+    [ "$(sim "garbage frames")" = "ok sent to 1" ] || fail "the simulator sent no garbage"
+    ask pause >/dev/null
+    state 10 link=connected player=PAUSED >/dev/null
+    [ "$(sim_joins)" = 1 ] || fail "malformed frames dropped the link"
+    log "after malformed frames: still on the first connection, $(field player)"
+    [ "$(sim "garbage oversized")" = "ok sent to 1" ] || fail "the simulator sent no garbage"
+    wait_until 15 "the gateway to rejoin on a new connection" joined_twice
+    state 15 link=connected player=PAUSED >/dev/null
+    grep '"link": "reconnecting"' "$S/pushes.jsonl" | grep -q 'frame-too-large' ||
+        grep -q 'OFFLINE.*frame-too-large' "$S/gateway.log" ||
+        fail "the lost link was never reported with its reason"
+    log "after a 2 GiB frame header: reported offline (error LED 2, frame-too-large), rejoined, $(field player)"
+    expect_launches 1
+    [ "$(sim_count LOAD)" = 1 ] || fail "the media was loaded again"
+}
+joined_twice() { [ "$(sim_joins)" -ge 2 ]; }
+
 # Every reply held 5 s (less than the 10 s request timeout): commands succeed,
 # slowly; the link never drops and nothing is relaunched.
 scenario_slow() {

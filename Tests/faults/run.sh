@@ -410,6 +410,79 @@ PY
     expect_launches 1
 }
 
+# start_avahi NAME NS INTERFACE: a private D-Bus system bus ($S/bus-NAME.sock)
+# and an avahi-daemon in NS, restricted to INTERFACE, with its own
+# /run/avahi-daemon (a private mount namespace) and host name.
+start_avahi() {
+    local name=$1 ns=$2 interface=$3 bus=unix:path=$S/bus-$1.sock
+    cat >"$S/bus-$name.conf" <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>$bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_type="method_call"/>
+    <allow send_destination="*"/>
+    <allow receive_sender="*"/>
+  </policy>
+</busconfig>
+EOF
+    cat >"$S/avahi-$name.conf" <<EOF
+[server]
+host-name=$TAG$name
+use-ipv4=yes
+use-ipv6=no
+allow-interfaces=$interface
+enable-dbus=yes
+ratelimit-interval-usec=0
+[publish]
+publish-hinfo=no
+publish-workstation=no
+[wide-area]
+enable-wide-area=no
+EOF
+    dbus-daemon --nofork --nopidfile --config-file="$S/bus-$name.conf" >"$S/bus-$name.log" 2>&1 &
+    remember $!
+    wait_until 10 "dbus-daemon ($name)" test -S "$S/bus-$name.sock"
+    mkdir -p /run/avahi-daemon
+    ip netns exec "$ns" env DBUS_SYSTEM_BUS_ADDRESS="$bus" unshare --mount --propagation private -- /bin/sh -c \
+        "mount -t tmpfs cast-gateway-faults /run/avahi-daemon && exec avahi-daemon --no-drop-root --no-chroot --no-rlimits -f '$S/avahi-$name.conf'" \
+        >"$S/avahi-$name.log" 2>&1 &
+    remember $!
+    wait_until 15 "avahi-daemon ($name)" grep -q 'Server startup complete' "$S/avahi-$name.log"
+}
+
+# The receiver's address changes mid-session; avahi re-announces it over mDNS
+# and the gateway, configured with the device's name, follows it: same app,
+# no relaunch, playback not restarted.
+scenario_mdns_move() {
+    local name="Faults Lounge $$" new_ip
+    make_link 3
+    new_ip=10.213.3.3
+    start_avahi r "$NS_R" "$VETH_R"
+    start_avahi g "$NS_G" "$VETH_G"
+    SIM_ENV=DBUS_SYSTEM_BUS_ADDRESS=unix:path=$S/bus-r.sock start_sim --publish "$name"
+    GATEWAY_ENV=DBUS_SYSTEM_BUS_ADDRESS=unix:path=$S/bus-g.sock start_gateway "[device]" "name = $name"
+    state 20 link=connected address="$IP_R:8009" >/dev/null
+    playing
+    log "found \"$name\" at $(field address) over mDNS; playing"
+    # The new address first, then the old one goes (promoted, the new one stays).
+    ip netns exec "$NS_R" sysctl -qw "net.ipv4.conf.$VETH_R.promote_secondaries=1"
+    ip -n "$NS_R" addr add "$new_ip/29" dev "$VETH_R"
+    ip -n "$NS_R" addr del "$IP_R/29" dev "$VETH_R"
+    log "the receiver moved to $new_ip"
+    state 40 link=connected address="$new_ip:8009" player=PLAYING title="Film Night" >/dev/null
+    log "gateway followed to $(field address): $(field player) \"$(field title)\"; receiver $(sim status)"
+    grep -q "device moved: $IP_R:8009 -> $new_ip:8009" "$S/gateway.log" || fail "the gateway log does not say the device moved"
+    expect_launches 1
+    [ "$(sim_count LOAD)" = 1 ] || fail "the media was loaded again"
+    [ "$(sim_field player)" = PLAYING ] || fail "the receiver stopped playing"
+}
+
 # The receiver is killed with SIGKILL and restarted (its app and media kept, as
 # after a network cut): the gateway reports it offline, then rejoins.
 scenario_kill9() {

@@ -105,13 +105,31 @@ cleanup() {
         [ -d "$dir" ] && cleanup_scenario "$dir"
     done
     if [ "$KEEP" = 1 ]; then
-        echo "work directory kept: $WORK" >&2
+        echo "work directory kept: $WORK"
     else
         rm -rf "$WORK"
     fi
+    # The last line, also after an interruption.
+    echo "faults: $passed passed, $failed failed"
+}
+# kill_tree PID: PID and every process below it (a scenario's subshell and
+# whatever it is running in the foreground).
+kill_tree() {
+    local child
+    for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do kill_tree "$child"; done
+    kill -TERM "$1" 2>/dev/null || true
+}
+scenario_pid=
+interrupted() {
+    if [ -n "$scenario_pid" ]; then
+        kill_tree "$scenario_pid"
+        echo "interrupted during $SCENARIO"
+        failed=$((failed + 1))
+    fi
+    exit 130
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap interrupted INT TERM
 
 # --- helpers (run inside a scenario's subshell) ---------------------------
 
@@ -123,6 +141,13 @@ fail() {
 
 # remember PID: the scenario's cleanup stops it.
 remember() { echo "$1" >>"$S/pids"; }
+
+# pause_for SECONDS: the length of a fault (never a wait for a condition).
+pause_for() {
+    sleep "$1" &
+    remember $!
+    wait $!
+}
 
 # now: seconds since the epoch, with milliseconds.
 now() { date +%s.%N | cut -c1-14; }
@@ -322,7 +347,7 @@ scenario_link_down() {
     state 25 link=reconnecting >/dev/null
     log "gateway: $(field link), error LED $(field led): $(field error)"
     # The fault itself lasts 30 s (not a wait for a condition).
-    sleep "$(python3 -c "print(max(0, 30 - ($(now) - $t0)))")"
+    pause_for "$(python3 -c "print(max(0, 30 - ($(now) - $t0)))")"
     ip -n "$NS_G" link set "$VETH_G" up
     log "link up after $(python3 -c "print(round($(now) - $t0, 1))") s"
     state 45 link=connected player=PLAYING title="Film Night" >/dev/null
@@ -536,7 +561,7 @@ scenario_load_drop() {
     sim "fault delay-ms 0" >/dev/null
     log "link down as the LOAD arrived; the receiver dropped the connection"
     # The outage itself (not a wait for a condition): 3 s without a link.
-    sleep 3
+    pause_for 3
     ip -n "$NS_G" link set "$VETH_G" up
     wait "$asker" || true
     log "cast answered: $(cat "$S/cast.reply")"
@@ -632,6 +657,9 @@ scenario_not_cast() {
     start_gateway
     state 20 link=reconnecting error~"does not speak Cast" >/dev/null
     log "plain HTTP: gateway $(field link), error LED $(field led): $(field error)"
+    console_status >"$S/status.txt"
+    grep -q "^  link: reconnecting to $DEVICE" "$S/status.txt" || fail "console status says: $(cat "$S/status.txt")"
+    grep -q "^\* OFFLINE .*does not speak Cast" "$S/status.txt" || fail "console status says: $(cat "$S/status.txt")"
     kill "$server"
     openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=not-a-cast-device -days 1 \
         -keyout "$S/tls.key" -out "$S/tls.pem" >/dev/null 2>&1
@@ -668,10 +696,12 @@ for SCENARIO in "${SELECTED[@]}"; do
     mkdir -p "$S"
     begin=$(date +%s)
     echo "== $SCENARIO"
-    set +e
-    (set -e; "$function")
-    status=$?
-    set -e
+    # In the background, so that a signal to this script interrupts it at once.
+    (set -e; "$function") &
+    scenario_pid=$!
+    status=0
+    wait "$scenario_pid" || status=$?
+    scenario_pid=
     cleanup_scenario "$S"
     if [ "$status" = 0 ]; then
         passed=$((passed + 1))
@@ -684,4 +714,4 @@ for SCENARIO in "${SELECTED[@]}"; do
     fi
 done
 echo "run time: $(($(date +%s) - started)) s${failures[*]:+; failed: ${failures[*]}}"
-echo "faults: $passed passed, $failed failed"
+[ "$failed" = 0 ]

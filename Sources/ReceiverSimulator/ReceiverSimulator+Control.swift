@@ -9,6 +9,7 @@ extension ReceiverSimulator {
         pause | play                    change playback as the TV's own remote would
         volume LEVEL                    set the device volume (0..1) and broadcast it
         inject receiver|media JSON      send JSON as is (a hostile receiver: absurd numbers, forged titles)
+        garbage frames|oversized        write malformed frames (to skip), or a 2 GiB frame header (the link is lost)
         fault ignore-pings on|off       go silent on the heartbeat
         fault drop-after N|off          drop connections after N received messages
         fault launch-error REASON[:N]|off   fail LAUNCH (N times)
@@ -52,6 +53,12 @@ extension ReceiverSimulator {
             return "ok"
         case "inject":
             return inject(line)
+        case "garbage":
+            guard words.count == 2, let garbage = SimulatorFaults.Garbage(rawValue: words[1]) else {
+                return "error usage: garbage frames|oversized"
+            }
+            for connection in connections.values { connection.stream.enqueue(garbage.bytes, completion: nil) }
+            return "ok sent to \(connections.count)"
         case "fault":
             return controlFault(Array(words.dropFirst()))
         case "help":

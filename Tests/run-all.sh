@@ -3,10 +3,12 @@
 #   1. swift build + swift test: unit tests, and integration tests with real
 #      processes over TLS on loopback (including pychromecast from PyPI);
 #   2. the fuzzers (Fuzz/run.sh): every target for FUZZ_SECONDS each (default 20);
-#   3. the virtual board: real kernel IR, CEC and GPIO devices in qemu (Tests/board);
-#   4. deployment: packages installed in clean chroots, lintian, the unit's
+#   3. the fault matrix: the receiver in a network namespace behind a faulty
+#      link, and a misbehaving receiver (Tests/faults);
+#   4. the virtual board: real kernel IR, CEC and GPIO devices in qemu (Tests/board);
+#   5. deployment: packages installed in clean chroots, lintian, the unit's
 #      security score, shellcheck, flashing on loop devices (Tests/deploy/run.sh);
-#   5. the Debian trixie build with Swift 6.0.3 (TRIXIE_CHECK=0 skips it).
+#   6. the Debian trixie build with Swift 6.0.3 (TRIXIE_CHECK=0 skips it).
 # Ends with "summary: N passed, M failed" (test cases and board scenarios).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,6 +75,9 @@ stage() {
     fi
 }
 
+# The receiver in its own network namespace: link down 30 s, delay and loss,
+# an address move over mDNS, and the receiver faults (Tests/faults/run.sh).
+stage "fault matrix" faults bash "$REPO/Tests/faults/run.sh"
 stage "virtual board" board bash "$REPO/Tests/board/run.sh"
 # Packages for trixie amd64/arm64 and bookworm amd64 installed in clean
 # chroots, lintian, the unit's security score, shellcheck, flashing on loop devices.

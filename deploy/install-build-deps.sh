@@ -35,6 +35,7 @@ PACKAGES=(
     ffmpeg                # kiosk and media tests make small MP4 files
     file                  # deploy/package checks the binary's architecture
     gcc                   # the virtual board's test GPIO module
+    iproute2              # the fault matrix: network namespaces, veth, tc
     ir-keytable           # IR keymaps on the virtual board
     kmod                  # depmod for the virtual board
     libavahi-client-dev   # Discovery
@@ -59,6 +60,7 @@ PACKAGES=(
     openssh-client        # deploy/install; the image boot test logs in
     openssl               # device-auth tests make a PKI; TLS test certificates
     pkg-config            # C library flags
+    procps                # the fault matrix and soak read processes (ps, pgrep)
     python3               # interop tests, the image boot test's serial console
     python3-pip           # pychromecast interop tests
     python3-venv          # pychromecast interop tests

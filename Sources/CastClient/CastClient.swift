@@ -73,6 +73,8 @@ public actor CastClient {
     private var backoffSleep: Task<Void, Never>?
     var channel: CastChannel?
     var deviceAuth = DeviceAuthSettings()
+    /// The app session and media when the link was lost (shown again on rejoining it).
+    var mediaBeforeLoss: (sessionID: String, media: MediaStatus)?
     var state: CastClientState {
         didSet { if state != oldValue { broadcaster.publish(state) } }
     }
@@ -195,6 +197,9 @@ public actor CastClient {
                 await channel?.close()
             }
             channel = nil
+            if let application = state.application, let media = state.media {
+                mediaBeforeLoss = (application.sessionID, media)
+            }
             state.application = nil
             state.media = nil
             guard !Task.isCancelled else { break }
@@ -278,7 +283,11 @@ public actor CastClient {
     /// is what keeps a reconnect from interrupting playback.
     func follow(_ application: ReceiverApplication?, on channel: CastChannel) {
         state.application = application
-        state.media = nil
+        // Rejoining the session the link was lost in: its last media stands
+        // until the receiver answers, so a reconnect does not flash IDLE.
+        let rejoined = mediaBeforeLoss.flatMap { $0.sessionID == application?.sessionID ? $0.media : nil }
+        mediaBeforeLoss = nil
+        state.media = rejoined
         state.mediaKnown = false
         guard let application, application.supportsMedia else { return }
         logger.info("joining \(application.displayName) (\(application.appID))")

@@ -62,6 +62,26 @@ final class CastClientResilienceTests: XCTestCase {
         await harness.client.stop()
     }
 
+    func testRejoiningShowsTheLastMediaUntilTheReceiverAnswersInsteadOfIdle() async throws {
+        let harness = try ClientHarness()
+        await harness.startConnected()
+        try await harness.loadVideo(title: "Keep Playing")
+        // Every snapshot from the loss to the rejoin, in order.
+        let seen = Mutex<[CastClientState]>([])
+        let states = harness.client.states()
+        let watcher = Task { for await state in states { seen.withLock { $0.append(state) } } }
+        await harness.simulator.dropAllConnections()
+        await harness.clock.advance(by: .seconds(1))
+        let rejoined = await eventually {
+            seen.withLock { $0.contains { $0.phase == .connected && $0.mediaKnown } }
+        }
+        XCTAssertTrue(rejoined)
+        watcher.cancel()
+        let flashes = seen.withLock { $0.filter { $0.phase == .connected && $0.application != nil && $0.media == nil } }
+        XCTAssertEqual(flashes.count, 0, "a rejoin showed the app with no media (IDLE) before the receiver answered")
+        await harness.client.stop()
+    }
+
     func testBackoffDoublesToThirtySecondsAndResetsOnSuccess() async throws {
         let harness = try ClientHarness()
         harness.shared.reachable.withLock { $0 = false }

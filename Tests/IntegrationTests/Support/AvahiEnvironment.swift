@@ -60,12 +60,16 @@ final class AvahiEnvironment {
     /// Starts avahi-daemon (again) and waits until it serves.
     func startAvahi() throws {
         // A private mount namespace with its own /run/avahi-daemon, so the pid
-        // file and socket never collide with a system avahi-daemon (or a stale one).
+        // file and socket never collide with a system avahi-daemon (or a stale
+        // one), and a private network namespace whose loopback carries only
+        // this test's mDNS: another avahi on the host's lo (a bench, a system
+        // daemon) cannot add services. D-Bus is a socket path, so it reaches
+        // across, and the services still resolve to 127.0.0.1 on the host.
         try FileManager.default.createDirectory(atPath: "/run/avahi-daemon", withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("avahi-daemon.conf").path
         let daemon = try ManagedProcess("/usr/bin/unshare", [
-            "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
-            "mount -t tmpfs cast-gateway-test /run/avahi-daemon && exec /usr/sbin/avahi-daemon --no-drop-root --no-chroot --no-rlimits -f '\(config)'",
+            "--mount", "--net", "--propagation", "private", "--", "/bin/sh", "-c",
+            "ip link set lo up && mount -t tmpfs cast-gateway-test /run/avahi-daemon && exec /usr/sbin/avahi-daemon --no-drop-root --no-chroot --no-rlimits -f '\(config)'",
         ], environment: environment)
         avahi = daemon
         guard daemon.waitForLine(containing: "Server startup complete", timeout: 15) != nil else {

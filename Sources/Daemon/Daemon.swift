@@ -96,7 +96,7 @@ public final class Daemon: Sendable {
         ]
         if let discovery {
             services.append(discovery)
-            services.append(DiscoverySettingsService(discovery: discovery, settings: settings))
+            services.append(DiscoverySettingsService(discovery: discovery, settings: settings, gateway: gateway))
         }
         services += [
             remote,

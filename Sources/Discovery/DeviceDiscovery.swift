@@ -33,6 +33,11 @@ public final class DeviceDiscovery: Service, Sendable {
     /// Snapshots, starting with the current one.
     public func snapshots() -> AsyncStream<DiscoverySnapshot> { broadcaster.subscribe() }
 
+    /// The bound and the kept devices in force.
+    public var limits: (maximumDevices: Int, keeping: [String]) {
+        state.withLock { ($0.table.maximumDevices, $0.table.keptQueries) }
+    }
+
     /// Applies new settings (a reload); a smaller bound drops devices at once.
     public func configure(_ settings: DiscoverySettings, keeping: [String]) {
         state.withLock { state in

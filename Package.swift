@@ -128,7 +128,7 @@ let package = Package(
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Kiosk", "ReceiverSimulator",
+            dependencies: ["Daemon", "Discovery", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Kiosk", "ReceiverSimulator",
                            "RemoteInput", "StatusOutput", "SystemSupport", "TestSupport"]
         ),
         .testTarget(

@@ -94,7 +94,10 @@ public final class Daemon: Sendable {
             },
             CastSessionService(gateway: gateway, discovery: discovery),
         ]
-        if let discovery { services.append(discovery) }
+        if let discovery {
+            services.append(discovery)
+            services.append(DiscoverySettingsService(discovery: discovery, settings: settings, gateway: gateway))
+        }
         services += [
             remote,
             ReconfigurableService(name: "lirc", settings: settings, part: { LircPart(settings: $0.lirc, expected: $0.expectsLirc) }) { part in

@@ -1,3 +1,4 @@
+import Discovery
 import Fleet
 import GatewayCore
 import GatewayModel
@@ -37,6 +38,7 @@ public struct DaemonSettings: Sendable, Equatable {
     public var mqtt = MQTTSettings()
     public var media = MediaSection()
     public var kiosk = KioskSettings()
+    public var discovery = DiscoverySettings()
     /// The board profile in force, if any.
     public var board: BoardProfile.Facts?
     /// Which inputs the file itself asks for (its section or keymap is
@@ -53,6 +55,7 @@ public struct DaemonSettings: Sendable, Equatable {
         LogSettings.sectionName, DeviceSettings.sectionName, CastSettings.sectionName, PresetSettings.sectionName,
         LircSettings.sectionName, CecSettings.sectionName, EvdevSettings.sectionName, ConsoleSettings.sectionName,
         LEDSettings.sectionName, BoardChoice.sectionName, MQTTSettings.sectionName, MediaSection.sectionName, KioskSettings.sectionName,
+        DiscoverySettings.sectionName,
     ] + KeymapSettings.sources.map(KeymapSettings.sectionName(for:))
 
     /// Parses `file` (with `board`'s defaults beneath it). `isProfile`: the
@@ -77,6 +80,7 @@ public struct DaemonSettings: Sendable, Equatable {
         mqtt = try merged.settings(MQTTSettings.self)
         media = try merged.settings(MediaSection.self)
         kiosk = try merged.settings(KioskSettings.self)
+        discovery = try merged.settings(DiscoverySettings.self)
         for source in KeymapSettings.sources {
             keymaps[source] = try KeymapSettings(source: source, file: merged)
         }
@@ -109,6 +113,15 @@ public struct DaemonSettings: Sendable, Equatable {
                 "\(path) holds credentials but is readable by other users (mode \(String(mode, radix: 8))); run: chmod 600 \(path)")
         }
         return settings
+    }
+
+    /// The devices discovery must never drop: the one `[device] name` or `id` follows.
+    public var keptDevices: [String] {
+        switch gateway.device.target {
+        case .name(let name)?: [name]
+        case .id(let id)?: [id]
+        case .address?, nil: []
+        }
     }
 
     /// The keymaps for the remote control: the standard ones with the file's overrides.

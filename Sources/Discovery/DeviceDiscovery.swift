@@ -1,7 +1,8 @@
 import GatewayModel
+import Synchronization
 import SystemSupport
 
-/// Cast devices on the network: the Avahi browser folded into a
+/// Cast devices on the network: the Avahi browser folded into a bounded
 /// `DeviceTable`, published as `DiscoverySnapshot`s whenever they change.
 /// A `Service`: it browses while it runs.
 public final class DeviceDiscovery: Service, Sendable {
@@ -9,9 +10,21 @@ public final class DeviceDiscovery: Service, Sendable {
     private let browser: AvahiBrowser
     private let broadcaster = StateBroadcaster(DiscoverySnapshot())
     private let logger = Logger(label: "discovery")
+    /// The table, shared by the browsing loop and `configure` (a reload).
+    private let state: Mutex<State>
+    /// Up to this many devices, each one found is logged at info level; beyond, at debug.
+    static let devicesLoggedAtInfo = 20
 
-    public init() throws {
+    private struct State: Sendable {
+        var table: DeviceTable
+        /// The bound for which the "table is full" notice was given.
+        var noticedLimit: Int?
+    }
+
+    /// `keeping`: friendly names or ids of devices never dropped (the one the gateway follows).
+    public init(settings: DiscoverySettings = DiscoverySettings(), keeping: [String] = []) throws {
         browser = try AvahiBrowser()
+        state = Mutex(State(table: DeviceTable(maximumDevices: settings.maximumDevices, keeping: keeping)))
     }
 
     /// The devices known now.
@@ -20,19 +33,63 @@ public final class DeviceDiscovery: Service, Sendable {
     /// Snapshots, starting with the current one.
     public func snapshots() -> AsyncStream<DiscoverySnapshot> { broadcaster.subscribe() }
 
+    /// The bound and the kept devices in force.
+    public var limits: (maximumDevices: Int, keeping: [String]) {
+        state.withLock { ($0.table.maximumDevices, $0.table.keptQueries) }
+    }
+
+    /// Applies new settings (a reload); a smaller bound drops devices at once.
+    public func configure(_ settings: DiscoverySettings, keeping: [String]) {
+        state.withLock { state in
+            let table = state.table
+            guard table.maximumDevices != settings.maximumDevices || table.keptQueries != keeping else { return }
+            if state.table.setLimits(maximumDevices: settings.maximumDevices, keeping: keeping) {
+                reportDrops(&state)
+                broadcaster.publish(state.table.snapshot)
+            }
+        }
+    }
+
     /// Browses until cancelled.
     public func run() async throws {
         let events = browser.events
         browser.start()
         defer { browser.stop() }
-        var table = DeviceTable()
         for await event in events {
-            let before = Set(table.devices.map(\.serviceName))
-            guard table.apply(event) else { continue }
-            for device in table.devices where !before.contains(device.serviceName) {
-                logger.info("found \"\(device.name)\" (\(device.model)) at \(device.address)")
+            // Published under the lock, so a concurrent `configure` cannot reorder snapshots.
+            state.withLock { state in
+                var found: ResolvedService?
+                if case .resolved(let service) = event, !state.table.contains(serviceName: service.serviceName) {
+                    found = service
+                }
+                guard state.table.apply(event) else { return }
+                if let service = found, state.table.contains(serviceName: service.serviceName) {
+                    let device = service.device
+                    // A hotel LAN announces hundreds: past the first few, only the followed device is worth the journal.
+                    let message = "found \"\(device.name)\" (\(device.model)) at \(device.address)"
+                    if state.table.count <= DeviceDiscovery.devicesLoggedAtInfo || state.table.isKept(device) {
+                        logger.info(message)
+                    } else {
+                        logger.debug(message)
+                    }
+                }
+                reportDrops(&state)
+                broadcaster.publish(state.table.snapshot)
             }
-            broadcaster.publish(table.snapshot)
+        }
+    }
+
+    /// One debug line per dropped device; one notice the first time the bound is reached.
+    private func reportDrops(_ state: inout State) {
+        let table = state.table
+        guard !table.dropped.isEmpty else { return }
+        if state.noticedLimit != table.maximumDevices {
+            state.noticedLimit = table.maximumDevices
+            logger.notice("the device table is full ([discovery] max-devices = \(table.maximumDevices)): "
+                          + "the least recently announced devices are dropped to make room; raise max-devices if devices are missing")
+        }
+        for device in table.dropped {
+            logger.debug("dropped \"\(device.name)\" (\(device.id)) at \(device.address): announced least recently")
         }
     }
 }

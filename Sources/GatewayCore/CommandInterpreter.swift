@@ -70,9 +70,9 @@ public struct CommandInterpreter: Sendable {
                     lines.append("  subtitles: " + tracks.map { "\($0.id)=\($0.name)\($0.active ? " (on)" : "")" }.joined(separator: ", "))
                 }
                 return lines
-            case .devices:
+            case .devices(let filter):
                 let state = await gateway.state
-                var lines = DeviceList.table(state.devices, current: state.deviceAddress)
+                var lines = DeviceList.page(state.devices, current: state.deviceAddress, matching: filter)
                 if let problem = state.discoveryProblem { lines.append("(discovery: \(problem))") }
                 return lines
             case .use(let query):

@@ -6,7 +6,8 @@ public enum ConsoleCommand: Sendable, Equatable {
     case help
     case status
     case version
-    case devices
+    /// The device table, or only the devices whose name, model, id or address contains the text.
+    case devices(matching: String?)
     case use(String)
     case keys
     case json(Bool)
@@ -60,7 +61,8 @@ public enum ConsoleCommand: Sendable, Equatable {
         queue URL              add a URL to the queue
         launch APPID [--android]   launch a receiver app (allow Android TV receivers)
         creds STRING | clear   launch credentials for later launches (never shown)
-        devices | use NAME     list / pick devices (needs mDNS discovery)
+        devices [TEXT]         list devices (those matching TEXT; needs mDNS discovery)
+        use NAME               control the device with this name or id
         keys                   recent remote keys and their actions
         key NAME               press a remote key (KEY_PLAYPAUSE, KEY_VOLUMEUP, or CEC names like PLAY)
         log LEVEL              error, warning, notice, info, debug, trace
@@ -91,7 +93,7 @@ public enum ConsoleCommand: Sendable, Equatable {
         case "help", "?": self = try noArguments(.help)
         case "status": self = try noArguments(.status)
         case "version": self = try noArguments(.version)
-        case "devices": self = try noArguments(.devices)
+        case "devices": self = .devices(matching: arguments.isEmpty ? nil : arguments.joined(separator: " "))
         case "keys": self = try noArguments(.keys)
         case "quit", "exit": self = try noArguments(.quit)
         case "play": self = try noArguments(.action(.play))

@@ -1,5 +1,6 @@
 import CastProtocol
 import GatewayModel
+import SystemSupport
 
 /// Renders discovered devices as a table (console `devices`, `cast-gateway discover`).
 public enum DeviceList {
@@ -23,6 +24,41 @@ public enum DeviceList {
                 column == row.count - 1 ? text : text + String(repeating: " ", count: widths[column] - text.count)
             }.joined(separator: "  ")
         }
+    }
+
+    /// Rows the console shows at most: at 115200 baud 500 rows take 5 s, at 9600 a minute.
+    public static let consoleRows = 20
+
+    /// The console's view: the table when it is short; otherwise a count, the
+    /// first `limit` rows (the current device always among them) and how many
+    /// more, with the way to find one. `filter` keeps the devices whose name,
+    /// model, id or address contains it (case-insensitive).
+    public static func page(_ devices: [CastDevice], current: String? = nil, matching filter: String? = nil,
+                            limit: Int = DeviceList.consoleRows) -> [String] {
+        var shown = devices
+        // The filter is echoed: typed bytes must not paint the terminal.
+        let echoed = filter.map { $0.escapingControlCharacters(maximumLength: 64) } ?? ""
+        if let filter {
+            let needle = filter.lowercased()
+            shown = devices.filter { device in
+                [device.name, device.model, device.id, device.address].contains { $0.lowercased().contains(needle) }
+            }
+            guard !shown.isEmpty else {
+                return ["no Cast device matches \"\(echoed)\" (\(devices.count) found)"]
+            }
+        }
+        let count = filter == nil ? "\(devices.count) Cast devices" : "\(shown.count) of \(devices.count) Cast devices match \"\(echoed)\""
+        guard shown.count > limit else {
+            return (filter == nil ? [] : [count]) + table(shown, current: current)
+        }
+        var rows = Array(shown.prefix(max(limit, 1)))
+        if let current, !rows.contains(where: { $0.address == current }),
+           let device = shown.first(where: { $0.address == current }) {
+            rows[rows.count - 1] = device
+        }
+        let more = shown.count - rows.count
+        return ["\(count), showing \(rows.count)"] + table(rows, current: current)
+            + ["... and \(more) more: 'devices TEXT' shows those whose name, model, id or address contains TEXT"]
     }
 
     /// One JSON object per device, for scripts.

@@ -24,7 +24,7 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
                         connector: try makeTLSConnector(), authenticator: deviceAuthenticatorFactory, version: gatewayVersion)
     logger.notice("cast-gateway \(gatewayVersion) starting with \(path)\(settings.board.map { " (board \($0.name))" } ?? "")")
     // Discovery runs even for a fixed host: 'devices', 'use' and next-device use it.
-    let discovery = try DeviceDiscovery()
+    let discovery = try DeviceDiscovery(settings: settings.discovery, keeping: settings.keptDevices)
     let group = ServiceGroup(services: daemon.services(discovery: discovery, watchdog: systemdWatchdogInterval()))
     await group.run(shutdownSignals: [SIGTERM, SIGINT])
     return ExitCode.ok

@@ -134,6 +134,17 @@ final class DaemonSettingsTests: XCTestCase {
         assertError("[presets]\n1 = not a url\n", line: 2, key: "[presets] 1", contains: "URL")
     }
 
+    func testDiscoverySectionBoundsTheTableAndKeepsTheFollowedDevice() throws {
+        XCTAssertEqual(try parse("").discovery.maximumDevices, 1000)
+        XCTAssertEqual(try parse("[discovery]\nmax-devices = 250\n").discovery.maximumDevices, 250)
+        XCTAssertEqual(try parse("[device]\nname = Room 412\n").keptDevices, ["Room 412"])
+        XCTAssertEqual(try parse("[device]\nid = 0011-2233-4455-6677-8899-AABB-CCDD-EEFF\n").keptDevices, ["00112233445566778899aabbccddeeff"])
+        XCTAssertEqual(try parse("[device]\nhost = 10.0.0.2\n").keptDevices, [])
+        assertError("[discovery]\nmax-devices = 0\n", line: 2, key: "[discovery] max-devices", contains: "from 1 to 100000")
+        assertError("[discovery]\nmax-devices = lots\n", line: 2, key: "[discovery] max-devices", contains: "got 'lots'")
+        assertError("[discovery]\nmax-device = 5\n", line: 2, key: "[discovery] max-device", contains: "keys in [discovery]: max-devices")
+    }
+
     func testHostPortForms() {
         XCTAssertEqual(DeviceSettings.parseHostPort("10.0.0.2")?.port, 8009)
         XCTAssertEqual(DeviceSettings.parseHostPort("tv:8010")?.host, "tv")

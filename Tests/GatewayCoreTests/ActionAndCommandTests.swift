@@ -29,6 +29,7 @@ final class ActionAndCommandTests: XCTestCase {
             ("queue http://x/2.mp4", .queue(url: "http://x/2.mp4")), ("launch ABCD1234 --android", .launch(appID: "ABCD1234", androidReceiver: true)),
             ("creds abc def", .credentials("abc def")), ("creds clear", .credentials(nil)), ("log debug", .logLevel(.debug)),
             ("json on", .json(true)), ("use Living Room", .use("Living Room")), ("status", .status), ("version", .version),
+            ("devices", .devices(matching: nil)), ("devices  Room 4", .devices(matching: "Room 4")),
         ]
         for (line, expected) in cases {
             XCTAssertEqual(try ConsoleCommand(parsing: line.trimmingSpaces()), expected, line)

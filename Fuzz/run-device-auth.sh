@@ -36,8 +36,10 @@ CMODULES=(-I "$REPO/Sources/COpenSSL" -I "$OUT/include/CShims")
 for module in CastProtocol SystemSupport DeviceAuth; do
     extra=()
     if [ "$module" = DeviceAuth ]; then extra=(-enable-testing "${CMODULES[@]}"); fi
+    # Every source of the module, subfolders included, as SwiftPM builds it.
+    mapfile -t sources < <(find "$REPO/Sources/$module" -name '*.swift' | sort)
     quiet "${SWIFTC[@]}" "${extra[@]}" -module-name "$module" -wmo -c -emit-module \
-        -emit-module-path "$OUT/modules/$module.swiftmodule" "$REPO/Sources/$module"/*.swift \
+        -emit-module-path "$OUT/modules/$module.swiftmodule" "${sources[@]}" \
         -o "$OUT/modules/$module.o"
 done
 quiet "${SWIFTC[@]}" "${CMODULES[@]}" -module-name FuzzDeviceAuth "$REPO/Fuzz/FuzzDeviceAuth.swift" \

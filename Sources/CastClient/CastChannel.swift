@@ -35,7 +35,9 @@ public actor CastChannel {
         /// True when this message completed one of this channel's requests;
         /// the requester applies it, in program order.
         public let answeredRequest: Bool
-        public var reply: CastReply { CastReply(json: json) }
+        /// Its place in the order this channel received messages.
+        public let arrival: UInt64
+        public var reply: CastReply { CastReply(json: json, arrival: arrival) }
     }
 
     public let configuration: Configuration
@@ -49,6 +51,8 @@ public actor CastChannel {
     let logger = Logger(label: "channel")
     private var decoder = FrameDecoder()
     private var nextRequestID = 1
+    /// JSON messages received so far: each one's arrival number.
+    private var arrivals: UInt64 = 0
     private var pending: [Int: PendingRequest] = [:]
     private var lastReceived: Duration
     private var lastPingSent: Duration
@@ -246,7 +250,8 @@ public actor CastChannel {
             logger.warning("skipped a non-object JSON payload on \(message.namespace)")
             return
         }
-        let reply = CastReply(json: json)
+        arrivals += 1
+        let reply = CastReply(json: json, arrival: arrivals)
         if message.namespace == CastNamespace.heartbeat {
             if reply.type == "PING" {
                 try? sendRaw(message.reply(json: ConnectionMessages.pong))
@@ -262,7 +267,7 @@ public actor CastChannel {
                 logger.debug("reply \(reply.type) for unknown request #\(requestID) treated as a status update")
             }
         }
-        messagesContinuation.yield(Inbound(message: message, json: json, answeredRequest: answered))
+        messagesContinuation.yield(Inbound(message: message, json: json, answeredRequest: answered, arrival: arrivals))
     }
 
     // MARK: Heartbeat

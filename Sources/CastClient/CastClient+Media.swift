@@ -178,7 +178,7 @@ extension CastClient {
     func expectMediaStatus(_ reply: CastReply, for request: String) throws {
         switch reply.type {
         case "MEDIA_STATUS":
-            apply(mediaStatus: MediaStatus.entries(message: reply.body))
+            apply(mediaStatus: MediaStatus.entries(message: reply.body), arrival: reply.arrival)
             return
         case "LOAD_FAILED", "LOAD_CANCELLED":
             let detail = reply.body["detailedErrorCode"]?.intValue.map { " (detailed error \($0))" } ?? ""

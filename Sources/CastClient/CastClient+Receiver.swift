@@ -38,7 +38,7 @@ extension CastClient {
                     state.lastError = error
                     throw error
                 }
-                apply(receiverStatus: status, on: channel)
+                apply(receiverStatus: status, arrival: reply.arrival, on: channel)
                 return application
             case "LAUNCH_ERROR":
                 let reason = reply.reason ?? "UNKNOWN"
@@ -144,7 +144,7 @@ extension CastClient {
     /// Turns an error reply into a `CastError`; a RECEIVER_STATUS passes and is applied.
     func expectStatus(_ reply: CastReply, for request: String) throws {
         if reply.type == "RECEIVER_STATUS" {
-            if let channel { apply(receiverStatus: ReceiverStatus(message: reply.body), on: channel) }
+            if let channel { apply(receiverStatus: ReceiverStatus(message: reply.body), arrival: reply.arrival, on: channel) }
             return
         }
         let error = CastError(.invalidRequest, "the receiver rejected \(request): \(reply.type)\(reply.reason.map { " \($0)" } ?? "")", reason: reply.reason)

@@ -75,6 +75,11 @@ public actor CastClient {
     var deviceAuth = DeviceAuthSettings()
     /// The app session and media when the link was lost (shown again on rejoining it).
     var mediaBeforeLoss: (sessionID: String, media: MediaStatus)?
+    /// Arrival numbers of the newest statuses applied on this channel: a reply
+    /// resumes its requester after the message loop may have applied a newer
+    /// broadcast, and must not undo it.
+    var newestReceiverStatus: UInt64 = 0
+    var newestMediaStatus: UInt64 = 0
     var state: CastClientState {
         didSet { if state != oldValue { broadcaster.publish(state) } }
     }
@@ -159,6 +164,8 @@ public actor CastClient {
                         heartbeatInterval: configuration.heartbeatInterval, deadAfter: configuration.deadAfter),
                     timeSource: timeSource)
                 self.channel = channel
+                newestReceiverStatus = 0
+                newestMediaStatus = 0
                 await channel.start()
                 if Task.isCancelled {
                     await channel.close()
@@ -173,7 +180,7 @@ public actor CastClient {
                 backoff.reset()
                 logger.info("connected to \(address)")
                 // Status first: no snapshot may say "connected" without the apps.
-                apply(receiverStatus: ReceiverStatus(message: reply.body), on: channel)
+                apply(receiverStatus: ReceiverStatus(message: reply.body), arrival: reply.arrival, on: channel)
                 state.phase = .connected
                 state.lastError = nil
                 for await inbound in channel.messages {
@@ -246,12 +253,12 @@ public actor CastClient {
         switch inbound.message.namespace {
         case CastNamespace.receiver:
             if reply.type == "RECEIVER_STATUS" {
-                apply(receiverStatus: ReceiverStatus(message: inbound.json), on: channel)
+                apply(receiverStatus: ReceiverStatus(message: inbound.json), arrival: inbound.arrival, on: channel)
             }
         case CastNamespace.media:
             guard inbound.message.sourceID == followedTransportID else { return }
             if reply.type == "MEDIA_STATUS" {
-                apply(mediaStatus: MediaStatus.entries(message: inbound.json))
+                apply(mediaStatus: MediaStatus.entries(message: inbound.json), arrival: inbound.arrival)
             } else if reply.requestID == nil {
                 logger.info("receiver reported \(reply.type)\(reply.reason.map { " (\($0))" } ?? "")")
             }
@@ -268,7 +275,12 @@ public actor CastClient {
         }
     }
 
-    func apply(receiverStatus status: ReceiverStatus, on channel: CastChannel) {
+    func apply(receiverStatus status: ReceiverStatus, arrival: UInt64, on channel: CastChannel) {
+        guard arrival >= newestReceiverStatus else {
+            logger.debug("skipped a receiver status overtaken by a newer one")
+            return
+        }
+        newestReceiverStatus = arrival
         state.receiver = status
         let active = status.activeApplication
         if active?.transportID != followedTransportID {
@@ -301,7 +313,7 @@ public actor CastClient {
                     MediaRequest.getStatus(mediaSessionID: nil).json(requestID: $0)
                 }
                 if self.followedTransportID == transportID, reply.type == "MEDIA_STATUS" {
-                    self.apply(mediaStatus: MediaStatus.entries(message: reply.body))
+                    self.apply(mediaStatus: MediaStatus.entries(message: reply.body), arrival: reply.arrival)
                 }
             } catch let error as CastError where error.code == .cancelled {
                 self.logger.debug("stopped reading the media status of \(application.displayName): \(error)")
@@ -311,7 +323,12 @@ public actor CastClient {
         }
     }
 
-    func apply(mediaStatus entries: [MediaStatus]) {
+    func apply(mediaStatus entries: [MediaStatus], arrival: UInt64) {
+        guard arrival >= newestMediaStatus else {
+            logger.debug("skipped a media status overtaken by a newer one")
+            return
+        }
+        newestMediaStatus = arrival
         state.mediaKnown = true
         guard var latest = entries.first else {
             state.media = nil

@@ -8,8 +8,13 @@ public struct CastReply: Sendable, Equatable {
     /// The request this answers; nil or 0 for unsolicited messages.
     public let requestID: Int?
     public let body: JSONValue
+    /// Where it came in the order a connection received its messages (set by
+    /// the channel; 0 otherwise). A reply applied after a newer broadcast
+    /// (they are consumed by different tasks) is known to be older by it.
+    public var arrival: UInt64 = 0
 
-    public init(json: JSONValue) {
+    public init(json: JSONValue, arrival: UInt64 = 0) {
+        self.arrival = arrival
         body = json
         type = json["type"]?.stringValue ?? json["responseType"]?.stringValue ?? ""
         let id = json["requestId"]?.intValue ?? json["launchRequestId"]?.intValue

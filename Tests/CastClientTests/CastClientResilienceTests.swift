@@ -1,4 +1,4 @@
-import CastClient
+@testable import CastClient
 import CastProtocol
 import ReceiverSimulator
 import Synchronization
@@ -79,6 +79,23 @@ final class CastClientResilienceTests: XCTestCase {
         watcher.cancel()
         let flashes = seen.withLock { $0.filter { $0.phase == .connected && $0.application != nil && $0.media == nil } }
         XCTAssertEqual(flashes.count, 0, "a rejoin showed the app with no media (IDLE) before the receiver answered")
+        await harness.client.stop()
+    }
+
+    func testAReplyOvertakenByANewerBroadcastDoesNotUndoIt() async throws {
+        // A requester resumes after the message loop may have applied a newer
+        // broadcast: the reply's arrival number shows it is older.
+        let harness = try ClientHarness()
+        await harness.startConnected()
+        try await harness.loadVideo(title: "Newest")
+        let newest = await harness.client.newestMediaStatus
+        XCTAssertGreaterThan(newest, 0)
+        await harness.client.apply(mediaStatus: [], arrival: newest - 1)
+        let kept = await harness.state().media?.media?.metadata?.title
+        XCTAssertEqual(kept, "Newest", "an older (empty) status must not replace a newer one")
+        await harness.client.apply(mediaStatus: [], arrival: newest + 1)
+        let replaced = await harness.state().media
+        XCTAssertNil(replaced, "a newer status applies")
         await harness.client.stop()
     }
 

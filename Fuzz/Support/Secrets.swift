@@ -38,7 +38,8 @@ enum Secrets {
         for (index, argument) in arguments.enumerated() {
             if argument.hasPrefix("--credentials=") {
                 values.append(String(argument.dropFirst("--credentials=".count)))
-            } else if argument == "--credentials", index + 1 < arguments.count {
+            } else if argument == "--credentials", index + 1 < arguments.count, !arguments[index + 1].hasPrefix("--") {
+                // (An option after `--credentials` is not its value: the reader refuses it as one.)
                 values.append(arguments[index + 1])
             }
         }

@@ -32,6 +32,9 @@ public struct ArgumentReader {
         guard let index = remaining.firstIndex(of: name) else { return nil }
         guard index + 1 < remaining.count else { throw UsageError("\(name) needs a value") }
         let value = remaining[index + 1]
+        // `--timeout --credentials=S` forgot the value: the next option is not it.
+        // It is not shown either: for `--credentials` it would be the secret.
+        if value.hasPrefix("--") { throw UsageError("\(name) needs a value before the next option") }
         remaining.removeSubrange(index...index + 1)
         return value
     }
@@ -45,16 +48,21 @@ public struct ArgumentReader {
         return value
     }
 
+    /// What an error may show of an option: only its name. The value of
+    /// `--name=VALUE` may be a secret, and so may anything that does not look
+    /// like an option name at all (nil).
+    static func optionName(_ argument: String) -> String? {
+        let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+        let looksLikeAName = name.count <= 32 && name.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+        return looksLikeAName ? name : nil
+    }
+
     /// The positional arguments left after all options were read; rejects
     /// unknown `--options`.
     public mutating func finish(maximumPositionals: Int) throws -> [String] {
         for argument in remaining {
             if argument.hasPrefix("--") || (argument.hasPrefix("-") && argument.count > 1 && Double(argument) == nil) {
-                // Only the name: the value of `--name=VALUE` may be a secret, and so
-                // may anything that does not look like an option name at all.
-                let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
-                let looksLikeAName = name.count <= 32 && name.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
-                throw UsageError(looksLikeAName ? "unknown option \(name)" : "an unknown option (not shown: it may hold a value); see --help")
+                throw UsageError(Self.optionName(argument).map { "unknown option \($0)" } ?? "an unknown option (not shown: it may hold a value); see --help")
             }
         }
         guard remaining.count <= maximumPositionals else {

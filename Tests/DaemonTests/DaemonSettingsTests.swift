@@ -298,5 +298,14 @@ final class ConfigFieldFileTests: XCTestCase {
         }
         var withEquals = ArgumentReader(["--credentials=hunter2-secret"])
         XCTAssertEqual(try withEquals.option("--credentials"), "hunter2-secret")
+        // Found by the cli fuzzer: a value forgotten before an option with a secret.
+        var forgotten = ArgumentReader(["--timeout", "--credentials=hunter2-secret", "--json"])
+        XCTAssertThrowsError(try forgotten.intOption("--timeout", in: 1...600)) { error in
+            XCTAssertEqual("\(error)", "--timeout needs a value before the next option")
+        }
+        var secretLike = ArgumentReader(["--credentials", "--hunter2"])
+        XCTAssertThrowsError(try secretLike.option("--credentials")) { error in
+            XCTAssertFalse("\(error)".contains("hunter2"), "\(error)")
+        }
     }
 }

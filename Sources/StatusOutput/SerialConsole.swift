@@ -50,12 +50,18 @@ public final class SerialConsole: Service, @unchecked Sendable {
     private var jsonMode = false
     /// Commands submitted but not yet answered: the prompt returns with the reply.
     private var commandsInFlight = 0
+    /// Whether the tty is left unread because `commandLimit` commands wait.
+    private var readingPaused = false
     /// The session being served: resumed with the reason it ended.
     private var sessionEnded: CheckedContinuation<String, Never>?
     private var stopped = false
 
     /// Output kept while the terminal cannot take it; beyond this, output is dropped.
     static let outputLimit = 64 * 1024
+    /// Commands waiting for `execute`, beyond which the tty is not read (so at
+    /// most this plus one read's worth are queued): a paste of thousands of
+    /// lines waits in the kernel and the sender, never in our memory.
+    static let commandLimit = 16
 
     public init(path: String, baud: Int, pushes: AsyncStream<Push>, timeSource: any TimeSource = SystemTimeSource(),
                 execute: @escaping Execute) {
@@ -83,6 +89,7 @@ public final class SerialConsole: Service, @unchecked Sendable {
                     self.queue.async {
                         self.commandsInFlight = max(0, self.commandsInFlight - 1)
                         self.showReply(to: line, reply)
+                        self.resumeReadingIfRoom()
                     }
                 }
             }
@@ -160,6 +167,10 @@ public final class SerialConsole: Service, @unchecked Sendable {
         }
         writeSource = nil
         writeSourceActive = false
+        if readingPaused {
+            readingPaused = false
+            readSource?.resume()  // a suspended source would never run its cancel handler
+        }
         readSource?.cancel()  // closes the descriptor
         readSource = nil
         fd = -1
@@ -182,6 +193,11 @@ public final class SerialConsole: Service, @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         var buffer = [UInt8](repeating: 0, count: 1024)
         while fd >= 0 {
+            if commandsInFlight >= SerialConsole.commandLimit, !readingPaused, let readSource {
+                readingPaused = true
+                readSource.suspend()
+                return
+            }
             let count = read(fd, &buffer, buffer.count)
             if count > 0 {
                 handleInput(buffer[0..<count])
@@ -192,6 +208,14 @@ public final class SerialConsole: Service, @unchecked Sendable {
             hungUp(count == 0 ? "hang-up" : String(cString: strerror(errno)))
             return
         }
+    }
+
+    /// A reply freed a place: read the tty again (what arrived meanwhile waits there).
+    private func resumeReadingIfRoom() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard readingPaused, commandsInFlight < SerialConsole.commandLimit, let readSource else { return }
+        readingPaused = false
+        readSource.resume()
     }
 
     private func handleInput(_ bytes: ArraySlice<UInt8>) {

@@ -170,4 +170,70 @@ final class SerialConsoleTests: XCTestCase {
         let served = await eventually { commands.received.withLock { $0 } == ["status"] }
         XCTAssertTrue(served)
     }
+    /// Holds commands until opened.
+    private actor Gate {
+        private var isOpen = false
+        private var waiters: [CheckedContinuation<Void, Never>] = []
+
+        func wait() async {
+            guard !isOpen else { return }
+            await withCheckedContinuation { waiters.append($0) }
+        }
+
+        func open() {
+            isOpen = true
+            waiters.forEach { $0.resume() }
+            waiters.removeAll()
+        }
+    }
+
+    func testAPasteOfThousandsOfCommandsWaitsInTheTerminalNotInMemory() async throws {
+        let terminal = try PseudoTerminal()
+        point(terminal)
+        let commands = Commands()
+        let gate = Gate()
+        let (pushes, _) = AsyncStream.makeStream(of: SerialConsole.Push.self)
+        let console = RunningService(SerialConsole(path: link, baud: 115_200, pushes: pushes) { line in
+            commands.received.withLock { $0.append(line) }
+            await gate.wait()  // a receiver that does not answer
+            return ["ok"]
+        })
+        defer { console.cancel() }
+        let prompt = await terminal.waitFor("cast-gateway> ")
+        XCTAssertTrue(prompt)
+
+        // The first command hangs: after a bounded number of waiting commands
+        // the console stops reading, and the terminal fills up.
+        let cap = 100_000
+        var written = 0
+        var pending: [UInt8] = []
+        func writeSome() -> Bool {  // false when the terminal stayed full for a second
+            while !pending.isEmpty {
+                let count = pending.withUnsafeBytes { write(terminal.master, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    pending.removeFirst(count)
+                    continue
+                }
+                var entry = pollfd(fd: terminal.master, events: Int16(POLLOUT), revents: 0)
+                if poll(&entry, 1, 1000) == 0 { return false }
+            }
+            return true
+        }
+        while written < cap {
+            pending = Array("c\(written)\r".utf8)
+            guard writeSome() else { break }
+            written += 1
+        }
+        XCTAssertLessThan(written, cap, "the console kept reading commands it could not run: they queue without bound")
+        XCTAssertEqual(commands.received.withLock { $0.count }, 1, "commands ran past the one that hangs")
+
+        // The receiver answers again: every command runs, in order, none lost.
+        await gate.open()
+        let rest = writeSome()
+        XCTAssertTrue(rest)
+        let expected = (0..<written + (pending.isEmpty && written < cap ? 1 : 0)).map { "c\($0)" }
+        let all = await eventually(timeout: .seconds(30)) { commands.received.withLock { $0.count } >= expected.count }
+        XCTAssertTrue(all, "\(commands.received.withLock { $0.count }) of \(expected.count) commands ran")
+        XCTAssertEqual(commands.received.withLock { $0 }, expected)
+    }
 }

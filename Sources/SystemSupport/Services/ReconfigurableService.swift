@@ -2,6 +2,11 @@
 /// they change (a live reload): the old one is cancelled and awaited before
 /// the new one starts, so a device is never opened twice. Settings that did
 /// not change leave the running service alone.
+///
+/// A failure of the inner service is this service's failure: it reaches the
+/// `ServiceGroup`, which logs and reports it and restarts this service (and so
+/// a fresh inner one, for the settings then in force) with backoff. An inner
+/// service that returns on its own has nothing more to do until the settings change.
 public struct ReconfigurableService<Settings: Sendable, Part: Equatable & Sendable>: Service {
     public let name: String
     private let settings: StateBroadcaster<Settings>
@@ -23,10 +28,11 @@ public struct ReconfigurableService<Settings: Sendable, Part: Equatable & Sendab
         while !Task.isCancelled {
             let service = make(current)
             let settings = self.settings, part = self.part, running = current
-            let next: Part? = await withTaskGroup(of: Part?.self) { group in
+            // The first new settings end this generation; a failure ends it by throwing.
+            let next: Part? = try await withThrowingTaskGroup(of: Part?.self) { group in
                 if let service {
                     group.addTask {
-                        try? await service.run()
+                        try await service.run()
                         return nil
                     }
                 }
@@ -34,8 +40,7 @@ public struct ReconfigurableService<Settings: Sendable, Part: Equatable & Sendab
                     for await value in settings.subscribe() where part(value) != running { return part(value) }
                     return nil
                 }
-                // The first new settings end this generation; the service ending alone does not.
-                while let result = await group.next() {
+                while let result = try await group.next() {
                     if let result {
                         group.cancelAll()
                         return result

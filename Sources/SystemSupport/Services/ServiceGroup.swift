@@ -1,28 +1,49 @@
 import Synchronization
 
-/// Runs the daemon's services in one task group, with one lifecycle:
-/// - they start in the order given (each one's task is created in turn);
+/// Runs the daemon's services with one lifecycle:
+/// - they start one after another, in the order given: the next starts once
+///   the previous one is running (see `Service.signalsRunning`), so the Cast
+///   session owner has set the gateway up before the parts that use it start,
+///   and the notifier, last, says READY=1 only when every other part is up;
 /// - on shutdown (`shutdown()`, a shutdown signal, or cancellation of the task
 ///   running the group) they stop in reverse order, each cancelled and awaited
 ///   before the one before it, so that the notifier says STOPPING first and
-///   the Cast session owner leaves last;
-/// - a service that fails, or returns unasked, is logged with its name and,
-///   when it allows it, restarted with backoff on the injected clock. One
-///   failing part never takes the others down.
-/// Modelled on swift-service-lifecycle's `ServiceGroup`, which is not a dependency.
+///   the Cast session owner leaves last. The whole stop has a deadline
+///   (`shutdownDeadline`, below systemd's stop timeout): a service still
+///   running then is named in the log and left behind, and `run` returns;
+/// - a service that fails, or returns unasked, is logged with its name,
+///   reported through `onFailure` while the failure lasts and, when it allows
+///   it, restarted with backoff on the injected clock. A restarted service
+///   that keeps running for `healthyAfter` has recovered: the report is
+///   cleared and the backoff starts over. One failing part never takes the
+///   others down.
+/// Modelled on swift-service-lifecycle's `ServiceGroup` (its
+/// `maximumGracefulShutdownDuration` is our deadline), which is not a dependency.
 public final class ServiceGroup: Sendable {
-    public let services: [any Service]
-    private let timeSource: any TimeSource
-    private let backoff: Backoff
-    private let logger: Logger
-    private let trigger = ShutdownTrigger()
+    /// Reports a service's failure (a line for `status`), or with nil its recovery.
+    public typealias FailureReporter = @Sendable (_ service: String, _ failure: String?) async -> Void
 
+    public let services: [any Service]
+    let timeSource: any TimeSource
+    let backoff: Backoff
+    let healthyAfter: Duration
+    let shutdownDeadline: Duration
+    let onFailure: FailureReporter
+    let logger: Logger
+    private let trigger = StopSignal()
+
+    /// `shutdownDeadline` defaults to 10 s: the unit's `TimeoutStopSec` is 15 s,
+    /// and the process must have exited by then on its own.
     public init(services: [any Service], timeSource: any TimeSource = SystemTimeSource(),
                 restartBackoff: Backoff = Backoff(initial: .seconds(1), maximum: .seconds(60)),
-                logger: Logger = Logger(label: "services")) {
+                healthyAfter: Duration = .seconds(10), shutdownDeadline: Duration = .seconds(10),
+                logger: Logger = Logger(label: "services"), onFailure: @escaping FailureReporter = { _, _ in }) {
         self.services = services
         self.timeSource = timeSource
         self.backoff = restartBackoff
+        self.healthyAfter = healthyAfter
+        self.shutdownDeadline = shutdownDeadline
+        self.onFailure = onFailure
         self.logger = logger
     }
 
@@ -30,44 +51,62 @@ public final class ServiceGroup: Sendable {
     public func shutdown() { trigger.fire() }
 
     /// Runs every service until shutdown; `shutdownSignals` (e.g. SIGTERM,
-    /// SIGINT) trigger it too. Returns once every service has stopped.
-    public func run(shutdownSignals: [Int32] = []) async {
-        let stops = services.map { _ in StopSignal() }
-        await withTaskGroup(of: Int?.self) { group in
-            for (index, service) in services.enumerated() {
-                group.addTask { await self.supervise(service, stop: stops[index]); return index }
+    /// SIGINT) trigger it too. Returns once every service has stopped, or
+    /// once the stop deadline has passed: then false, and the services still
+    /// running have been named in the log.
+    @discardableResult
+    public func run(shutdownSignals: [Int32] = []) async -> Bool {
+        let runners = services.map(ServiceRunner.init)
+        let waiter = Task { await self.waitForShutdown(signals: shutdownSignals) }
+        await withTaskCancellationHandler {
+            for runner in runners {
+                guard !trigger.isFired else { break }  // asked to stop while starting: the rest never start
+                runner.start { await self.supervise(runner) }
+                _ = await firstFired([runner.started, runner.finished, trigger])
             }
-            // The shutdown waiter: a signal, `shutdown()`, or the parent's cancellation.
-            group.addTask {
-                await withTaskCancellationHandler {
-                    await self.waitForShutdown(signals: shutdownSignals)
-                } onCancel: {
-                    self.trigger.fire()
-                }
-                return nil
+            // Until shutdown, or until every service has ended on its own (none of them restarts).
+            let allEnded = StopSignal()
+            let watcher = Task {
+                for runner in runners { await runner.finished.wait() }
+                if !Task.isCancelled { allEnded.fire() }
             }
-            var stopped = Set<Int>()
-            // Services may end on their own before shutdown (and not be restarted).
-            while let finished = await group.next() {
-                guard let index = finished else { break }  // shutdown requested
-                stopped.insert(index)
-                if stopped.count == services.count { trigger.fire() }
-            }
-            for index in services.indices.reversed() where !stopped.contains(index) {
-                logger.debug("stopping \(services[index].name)")
-                stops[index].fire()
-                while let finished = await group.next() {
-                    guard let finished else { continue }
-                    stopped.insert(finished)
-                    if finished == index { break }
-                }
-            }
-            group.cancelAll()
+            _ = await firstFired([trigger, allEnded])
+            watcher.cancel()
+            await watcher.value
+        } onCancel: {
+            trigger.fire()
         }
+        trigger.fire()
+        await waiter.value
+        return await stopInReverse(runners)
+    }
+
+    /// Stops the started services last to first, within `shutdownDeadline` in all.
+    private func stopInReverse(_ runners: [ServiceRunner]) async -> Bool {
+        let deadline = StopSignal()
+        let timer = Task { [timeSource, shutdownDeadline] in
+            if (try? await timeSource.sleep(for: shutdownDeadline)) != nil { deadline.fire() }
+        }
+        defer { timer.cancel() }
+        var hung: ServiceRunner?
+        var notWaitedFor: [String] = []
+        for runner in runners.reversed() where runner.isStarted {
+            runner.stop.fire()
+            guard hung == nil else {
+                notWaitedFor.append(runner.service.name)  // past the deadline: asked to stop, not waited for
+                continue
+            }
+            logger.debug("stopping \(runner.service.name)")
+            if await firstFired([runner.finished, deadline]) != 0 { hung = runner }
+        }
+        guard let hung else { return true }
+        logger.error("\(hung.service.name) did not stop within \(shutdownDeadline.secondsText); exiting without waiting for it"
+            + (notWaitedFor.isEmpty ? "" : " (nor for \(notWaitedFor.joined(separator: ", ")))"))
+        return false
     }
 
     private func waitForShutdown(signals: [Int32]) async {
-        if signals.isEmpty {
+        guard !signals.isEmpty else {
             await trigger.wait()
             return
         }
@@ -85,102 +124,28 @@ public final class ServiceGroup: Sendable {
         }
         trigger.fire()
     }
-
-    /// Runs `service` until `stop` fires, restarting it after failures when it allows that.
-    private func supervise(_ service: any Service, stop: StopSignal) async {
-        var backoff = self.backoff
-        while true {
-            let outcome: String? = await withTaskGroup(of: String?.self) { group in
-                group.addTask {
-                    do {
-                        try await service.run()
-                        return Task.isCancelled ? nil : "returned without being asked to stop"
-                    } catch is CancellationError {
-                        return nil
-                    } catch {
-                        return Task.isCancelled ? nil : "failed: \(error)"
-                    }
-                }
-                group.addTask {
-                    await stop.wait()
-                    return nil
-                }
-                let first = await group.next() ?? nil
-                group.cancelAll()
-                // Wait for the service itself to finish its graceful stop.
-                while await group.next() != nil {}
-                return first
-            }
-            guard let problem = outcome, !stop.isFired else { return }
-            guard service.restartsAfterFailure else {
-                logger.error("\(service.name) \(problem); it stays stopped, the rest of the gateway runs on")
-                return
-            }
-            let delay = backoff.nextDelay()
-            logger.error("\(service.name) \(problem); restarting in \(delay.secondsText)")
-            let restart: Bool = await withTaskGroup(of: Bool.self) { group in
-                group.addTask { (try? await self.timeSource.sleep(for: delay)) != nil }
-                group.addTask {
-                    await stop.wait()
-                    return false
-                }
-                let first = await group.next() ?? false
-                group.cancelAll()
-                return first && !stop.isFired
-            }
-            guard restart else { return }
-        }
-    }
 }
 
-/// A one-shot latch that any number of tasks can await. Waiters resume when
-/// it fires, and also when their own task is cancelled.
-final class StopSignal: Sendable {
-    private struct State {
-        var fired = false
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-        var nextID = 0
+/// One service in a group: its task and the latches the group waits on.
+final class ServiceRunner: Sendable {
+    let service: any Service
+    /// Fired when the service is up (or failed before it was).
+    let started = StopSignal()
+    /// Fired by the group to stop the service.
+    let stop = StopSignal()
+    /// Fired when the supervising task has ended: the service is stopped for good.
+    let finished = StopSignal()
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(service: any Service) {
+        self.service = service
     }
 
-    private let state = Mutex(State())
+    var isStarted: Bool { task.withLock { $0 != nil } }
 
-    var isFired: Bool { state.withLock { $0.fired } }
-
-    func fire() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            guard !state.fired else { return [] }
-            state.fired = true
-            defer { state.waiters.removeAll() }
-            return Array(state.waiters.values)
-        }
-        for waiter in waiters { waiter.resume() }
+    /// Starts the supervising task. It is not a child of the group's task, so
+    /// that a service that ignores its stop cannot keep `run` from returning.
+    func start(_ body: @escaping @Sendable () async -> Void) {
+        task.withLock { $0 = Task(operation: body) }
     }
-
-    func wait() async {
-        let id = state.withLock { state -> Int in
-            state.nextID += 1
-            return state.nextID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    if state.fired || Task.isCancelled { return true }
-                    state.waiters[id] = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
-            waiter?.resume()
-        }
-    }
-}
-
-typealias ShutdownTrigger = StopSignal
-
-/// Suspends until the current task is cancelled: the body of a service
-/// whose work is done by others (callbacks, sources) until it is asked to stop.
-public func waitUntilCancelled() async {
-    await StopSignal().wait()
 }

@@ -76,12 +76,21 @@ public final class SerialConsole: Service, @unchecked Sendable {
     /// Serves the port (reopening it with backoff) and shows `pushes` as they
     /// arrive, until cancelled.
     public func run() async throws {
-        await withTaskGroup(of: Void.self) { group in
+        // The port's failure is the console's (the service group reports and
+        // restarts it); the session ends on every way out.
+        defer {
+            commandContinuation.finish()
+            queue.sync {
+                stopped = true
+                endSession("stopped")
+            }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 let port = ReopeningSource(name: "console", device: Port(console: self), queue: self.queue,
                                            timeSource: self.timeSource,
                                            backoff: Backoff(initial: .milliseconds(500), maximum: .seconds(10)))
-                try? await port.run()
+                try await port.run()
             }
             group.addTask {
                 for await line in self.commands {
@@ -98,12 +107,7 @@ public final class SerialConsole: Service, @unchecked Sendable {
                     self.queue.async { self.show(push) }
                 }
             }
-            await group.waitForAll()  // each child ends when the service is cancelled
-        }
-        commandContinuation.finish()
-        queue.sync {
-            stopped = true
-            endSession("stopped")
+            try await group.waitForAll()  // each child ends when the service is cancelled
         }
     }
 

@@ -21,13 +21,20 @@ struct CecService: Service {
         let adapter = source.service(timeSource: timeSource) { problem in
             if expected { await gateway.setInputProblem(problem, for: "cec") }
         }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await adapter.run() }
-            if settings.tvPower.isActive {
-                let policy = TVPowerService(gateway: gateway, settings: settings.tvPower, control: source)
-                group.addTask { try? await policy.run() }
+        // Either part failing is the service's failure (the group reports and restarts it);
+        // the TV control is withdrawn on every way out.
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await adapter.run() }
+                if settings.tvPower.isActive {
+                    let policy = TVPowerService(gateway: gateway, settings: settings.tvPower, control: source)
+                    group.addTask { try await policy.run() }
+                }
+                try await group.waitForAll()
             }
-            await group.waitForAll()
+        } catch {
+            await gateway.setTVControl(nil)
+            throw error
         }
         await gateway.setTVControl(nil)
         await gateway.setInputProblem(nil, for: "cec")

@@ -81,8 +81,21 @@ public final class Daemon: Sendable {
         CommandInterpreter(gateway: gateway, version: version, keys: remote, kiosk: kiosk, context: context)
     }
 
-    /// The services in start order; the group stops them in reverse, so the
-    /// notifier says STOPPING first and the LEDs go dark last.
+    /// The daemon's services in one group: a failing one is shown in the
+    /// gateway's state (`status`, the error LED, MQTT) until it recovers.
+    public func serviceGroup(discovery: DeviceDiscovery?, reloadSignals: [Int32] = [SIGHUP], watchdog: Duration? = nil) -> ServiceGroup {
+        ServiceGroup(services: services(discovery: discovery, reloadSignals: reloadSignals, watchdog: watchdog),
+                     timeSource: timeSource, onFailure: serviceFailureReporter)
+    }
+
+    /// Where the service group's failure reports go: the gateway's state.
+    public var serviceFailureReporter: ServiceGroup.FailureReporter {
+        { [gateway] service, failure in await gateway.setServiceFailure(failure, for: service) }
+    }
+
+    /// The services in start order, each started once the one before it
+    /// runs; the group stops them in reverse, so the notifier says STOPPING
+    /// first and the LEDs go dark last.
     public func services(discovery: DeviceDiscovery?, reloadSignals: [Int32] = [SIGHUP],
                          watchdog: Duration? = nil) -> [any Service] {
         let gateway = self.gateway, sink = inputs.sink, timeSource = self.timeSource, pushes = self.pushes
@@ -126,12 +139,12 @@ public final class Daemon: Sendable {
             },
             ReconfigurableService(name: "mqtt", settings: settings, part: \.mqtt) { mqtt in
                 mqtt.fleet.map { fleet in
-                    FleetService(settings: fleet, handler: FleetCommands(interpreter: interpreter), states: { gateway.states() },
-                                 extras: FleetStatusExtras(version: version, startedAt: startedAt), timeSource: timeSource,
-                                 onStatusChange: { status in
-                                     // From the MQTT client's queue into the gateway's actor; nothing waits for it.
-                                     Task { await gateway.setServiceProblem(status.problem.map { "mqtt: \($0)" }, for: "mqtt") }
-                                 })
+                    // From the MQTT client's queue into the gateway's actor, in order.
+                    ReportingService(consume: { problem in await gateway.setServiceProblem(problem, for: "mqtt") }) { report in
+                        FleetService(settings: fleet, handler: FleetCommands(interpreter: interpreter), states: { gateway.states() },
+                                     extras: FleetStatusExtras(version: version, startedAt: startedAt), timeSource: timeSource,
+                                     onStatusChange: { status in report(status.problem.map { "mqtt: \($0)" }) })
+                    }
                 }
             },
             ReconfigurableService(name: "media", settings: settings, part: \.media) { media in

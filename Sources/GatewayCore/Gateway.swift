@@ -35,6 +35,7 @@ public actor Gateway {
     private var inputProblems: [String: String] = [:]
     private var configProblem: String?
     private var serviceProblems: [String: String] = [:]
+    private var serviceFailures: [String: String] = [:]
     private var kioskProblem: String?
     private var tvControl: (any TVControl)?
     /// Credentials typed at runtime (`creds`): they outlive reconnects and new
@@ -127,6 +128,15 @@ public actor Gateway {
     public func setServiceProblem(_ problem: String?, for service: String) {
         guard serviceProblems[service] != problem else { return }
         serviceProblems[service] = problem
+        publish()
+    }
+
+    /// Records that a service failed (the service group's report), or with
+    /// nil that it recovered: shown in `status`, on the error LED (code 8) and in the MQTT state.
+    public func setServiceFailure(_ failure: String?, for service: String) {
+        let failure = failure.map(shown)
+        guard serviceFailures[service] != failure else { return }
+        serviceFailures[service] = failure
         publish()
     }
 
@@ -385,6 +395,7 @@ public actor Gateway {
         state.inputProblems = inputProblems
         state.configProblem = configProblem
         state.serviceProblems = serviceProblems
+        state.serviceFailures = serviceFailures
         state.kioskProblem = kioskProblem.map(shown)
         state.devices = discovery.devices
         state.discoveryProblem = discovery.problem

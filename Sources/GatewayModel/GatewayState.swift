@@ -80,6 +80,9 @@ public struct GatewayState: Sendable, Equatable {
     public var inputProblems: [String: String] = [:]
     /// Services that are configured but not working, by name (`mqtt`).
     public var serviceProblems: [String: String] = [:]
+    /// Services that failed and are being restarted (or stay stopped), by
+    /// name, as the service group reports them: until they recover.
+    public var serviceFailures: [String: String] = [:]
     /// Why the kiosk loop cannot play (every item failed, the playlist is
     /// unreadable); nil when it plays or is not configured.
     public var kioskProblem: String?

@@ -77,6 +77,8 @@ extension LEDPattern {
         case notAuthenticated = 6
         /// A reload found the config file invalid; the previous settings run on.
         case configInvalid = 7
+        /// A part of the gateway failed and is being restarted (or stays stopped).
+        case serviceFailing = 8
     }
 
     /// The patterns for `state`:
@@ -107,6 +109,7 @@ extension LEDPattern {
         if code == nil, inputMissing { code = .inputMissing }
         if code == nil, state.kioskProblem != nil { code = .playlistFailing }
         if code == nil, state.configProblem != nil { code = .configInvalid }
+        if code == nil, !state.serviceFailures.isEmpty { code = .serviceFailing }
         patterns[.error] = code.map { .flashCode($0.rawValue) } ?? .off
         return patterns
     }

@@ -25,9 +25,9 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
     logger.notice("cast-gateway \(gatewayVersion) starting with \(path)\(settings.board.map { " (board \($0.name))" } ?? "")")
     // Discovery runs even for a fixed host: 'devices', 'use' and next-device use it.
     let discovery = try DeviceDiscovery(settings: settings.discovery, keeping: settings.keptDevices)
-    let group = ServiceGroup(services: daemon.services(discovery: discovery, watchdog: systemdWatchdogInterval()))
-    await group.run(shutdownSignals: [SIGTERM, SIGINT])
-    return ExitCode.ok
+    let group = daemon.serviceGroup(discovery: discovery, watchdog: systemdWatchdogInterval())
+    // A service that did not stop in time has been named; the process exits without it.
+    return await group.run(shutdownSignals: [SIGTERM, SIGINT]) ? ExitCode.ok : ExitCode.software
 }
 
 func parseLogLevel(_ text: String) throws -> LogLevel {

@@ -23,7 +23,7 @@ final class FleetDaemonTests: XCTestCase {
             await simulator.serve(receiverEnd)
             return clientEnd
         }, version: "test")
-        let group = ServiceGroup(services: daemon.services(discovery: nil, reloadSignals: []))
+        let group = daemon.serviceGroup(discovery: nil, reloadSignals: [])
         let running = Task { await group.run() }
         let interpreter = daemon.interpreter()
         var status: [String] = []
@@ -38,6 +38,7 @@ final class FleetDaemonTests: XCTestCase {
         let playing = await eventually { await daemon.gateway.state.player == .playing }
         XCTAssertTrue(playing)
         group.shutdown()
-        await running.value
+        let stoppedInTime = await running.value
+        XCTAssertTrue(stoppedInTime, "every service stops within the group's deadline")
     }
 }

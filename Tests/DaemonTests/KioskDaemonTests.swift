@@ -50,7 +50,7 @@ final class KioskDaemonTests: XCTestCase {
             await simulator.serve(receiverEnd)
             return clientEnd
         }, version: "test")
-        let group = ServiceGroup(services: daemon.services(discovery: nil, reloadSignals: []))
+        let group = daemon.serviceGroup(discovery: nil, reloadSignals: [])
         let task = Task { await group.run() }
         defer { group.shutdown() }
         let gateway = daemon.gateway
@@ -91,7 +91,8 @@ final class KioskDaemonTests: XCTestCase {
         XCTAssertEqual(volume, 40)
 
         group.shutdown()
-        await task.value
+        let stoppedInTime = await task.value
+        XCTAssertTrue(stoppedInTime, "every service stops within the group's deadline")
     }
 
     func testCommandsWithoutAKioskSaySo() async throws {

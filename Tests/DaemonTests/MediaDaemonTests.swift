@@ -33,7 +33,7 @@ final class MediaDaemonTests: XCTestCase {
             await simulator.serve(receiverEnd)
             return clientEnd
         }, version: "test")
-        let group = ServiceGroup(services: daemon.services(discovery: nil, reloadSignals: []))
+        let group = daemon.serviceGroup(discovery: nil, reloadSignals: [])
         let running = Task { await group.run() }
         defer { group.shutdown() }
         let connected = await eventually { await daemon.gateway.state.link == .connected }
@@ -62,7 +62,8 @@ final class MediaDaemonTests: XCTestCase {
         let range = try curl(["-H", "Range: bytes=10-19", url])
         XCTAssertEqual(range, film[10..<20])
         group.shutdown()
-        await running.value
+        let stoppedInTime = await running.value
+        XCTAssertTrue(stoppedInTime, "every service stops within the group's deadline")
     }
 
     private func curl(_ arguments: [String]) throws -> Data {

@@ -36,12 +36,13 @@ final class ReloadTests: XCTestCase {
         let simulator: ReceiverSimulator
         let counter: Counter
         let group: ServiceGroup
-        let task: Task<Void, Never>
+        let task: Task<Bool, Never>
         let log: String
 
         func stop() async {
             group.shutdown()
-            await task.value
+            let stoppedInTime = await task.value
+            XCTAssertTrue(stoppedInTime, "every service stops within the group's deadline")
         }
 
         /// The types of the messages the receiver got on `namespace`.
@@ -83,7 +84,7 @@ final class ReloadTests: XCTestCase {
             await simulator.serve(receiverEnd)
             return clientEnd
         }, version: "test")
-        let group = ServiceGroup(services: daemon.services(discovery: nil, reloadSignals: []))
+        let group = daemon.serviceGroup(discovery: nil, reloadSignals: [])
         let task = Task { await group.run() }
         let connected = await eventually { await daemon.gateway.state.link == .connected }
         XCTAssertTrue(connected)

@@ -3,9 +3,11 @@ import GatewayCore
 import SystemSupport
 
 /// Owns the Cast session: starts the gateway, feeds it what discovery sees,
-/// and on stop leaves the device (the app on it keeps running).
+/// and on stop leaves the device (the app on it keeps running). It is running
+/// once the gateway has its target: the services after it can use the gateway.
 public struct CastSessionService: Service {
     public let name = "session"
+    public var signalsRunning: Bool { true }
     let gateway: Gateway
     let discovery: DeviceDiscovery?
 
@@ -16,6 +18,7 @@ public struct CastSessionService: Service {
 
     public func run() async throws {
         await gateway.start()
+        ServiceStart.running()
         if let discovery {
             await gateway.follow(discovery: discovery.snapshots())  // until cancelled
         }

@@ -43,8 +43,10 @@ func runDemo(_ arguments: inout ArgumentReader) async throws -> Int32 {
         prompt,
     ])
     prompt.onEnd = { group.shutdown() }
-    await group.run(shutdownSignals: [SIGTERM, SIGINT])
-    return ExitCode.ok
+    // The group starts the prompt only once the session service has set the gateway up.
+    let stopped = await group.run(shutdownSignals: [SIGTERM, SIGINT])
+    if prompt.tvAnswered.withLock({ $0 }) == false { return ExitCode.unavailable }
+    return stopped ? ExitCode.ok : ExitCode.software
 }
 
 /// The demo's simulated TV, serving TLS connections on loopback.
@@ -60,15 +62,19 @@ private struct SimulatorService: Service {
     }
 }
 
-/// The demo's prompt: waits for its own simulator (milliseconds on loopback)
-/// before it reads a command, prints status changes and redraws the prompt
-/// after them, and ends the demo at `quit` or end of input.
+/// The demo's prompt: waits for its own simulator (milliseconds on loopback,
+/// longer on a busy machine) before it reads a command, prints status changes
+/// and redraws the prompt after them, and ends the demo at `quit` or end of
+/// input. It is never restarted: once the input has ended, the demo is over.
 private final class DemoPrompt: Service, @unchecked Sendable {
     let name = "prompt"
+    var restartsAfterFailure: Bool { false }
     let gateway: Gateway
     let interpreter: CommandInterpreter
     /// Set before the group runs; called once, when the input ends.
     var onEnd: @Sendable () -> Void = {}
+    /// Whether the simulated TV answered (nil: not known yet).
+    let tvAnswered = Mutex<Bool?>(nil)
     private let interactive = isatty(0) == 1 && isatty(1) == 1
     /// A command is running: its reply brings the prompt back.
     private let busy = Mutex(false)
@@ -81,11 +87,14 @@ private final class DemoPrompt: Service, @unchecked Sendable {
 
     func run() async throws {
         do {
-            try await gateway.waitUntilConnected(timeout: .seconds(10))
+            try await gateway.waitUntilConnected(timeout: .seconds(60))
+            tvAnswered.withLock { $0 = true }
         } catch {
+            tvAnswered.withLock { $0 = false }
             StandardOutput.line("error: the demo's simulated TV did not answer: \(error)")
             onEnd()
-            return
+            // The demo ends with the group; returning now would read as a failure.
+            return await waitUntilCancelled()
         }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {

@@ -28,6 +28,7 @@ final class ManagedProcess: @unchecked Sendable {
     private var stdoutLines: [String] = []
     private var stderrLines: [String] = []
     private var exitStatus: Int32?
+    private var inputClosed = false
     private var readers: [Thread] = []
 
     /// A write to a child that already exited must fail, not kill the tests.
@@ -70,7 +71,7 @@ final class ManagedProcess: @unchecked Sendable {
 
     deinit {
         stop()
-        close(stdinWriter)
+        if !inputClosed { close(stdinWriter) }
     }
 
     /// Reads `fd` to its end on a thread, splitting lines.
@@ -119,15 +120,27 @@ final class ManagedProcess: @unchecked Sendable {
         }
     }
 
+    /// Closes the process's standard input: it reads end of file.
+    func closeInput() {
+        lock.withLock {
+            guard !inputClosed else { return }
+            inputClosed = true
+            close(stdinWriter)
+        }
+    }
+
     /// Writes a line to the process's standard input.
     func send(_ line: String) {
         let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(stdinWriter, $0.baseAddress, $0.count) }
+        lock.withLock {
+            guard !inputClosed else { return }
+            _ = bytes.withUnsafeBytes { write(stdinWriter, $0.baseAddress, $0.count) }
+        }
     }
 
     /// Waits (real time) until a line of stdout or stderr satisfies `match`.
     @discardableResult
-    func waitForLine(timeout: TimeInterval = 10, where match: (String) -> Bool) -> String? {
+    func waitForLine(timeout: TimeInterval = 30, where match: (String) -> Bool) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let line = (stdout + stderr).first(where: match) { return line }
@@ -136,7 +149,7 @@ final class ManagedProcess: @unchecked Sendable {
         return (stdout + stderr).first(where: match)
     }
 
-    func waitForLine(containing text: String, timeout: TimeInterval = 10) -> String? {
+    func waitForLine(containing text: String, timeout: TimeInterval = 30) -> String? {
         waitForLine(timeout: timeout) { $0.contains(text) }
     }
 
@@ -161,8 +174,8 @@ final class ManagedProcess: @unchecked Sendable {
             stop(signal: SIGKILL)
             return nil
         }
-        // Let the readers deliver the last lines.
-        let drained = Date().addingTimeInterval(2)
+        // Let the readers deliver the last lines (they end at end of file; a busy machine may take a while).
+        let drained = Date().addingTimeInterval(10)
         while readers.contains(where: { !$0.isFinished }), Date() < drained { Thread.sleep(forTimeInterval: 0.005) }
         return lock.withLock { exitStatus }
     }

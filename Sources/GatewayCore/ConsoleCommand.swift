@@ -76,6 +76,7 @@ public enum ConsoleCommand: Sendable, Equatable {
     public var isReadOnly: Bool {
         switch self {
         case .help, .status, .version, .devices, .keys, .json, .quit: true
+        case .playlist(.show): true  // the kiosk's item and position; the other playlist commands change it
         default: false
         }
     }

@@ -115,7 +115,8 @@ extension GatewayTests {
     func testAStatusOnlyConsoleShowsButChangesNothing() async throws {
         let (gateway, simulator) = try await makeGateway()
         let interpreter = CommandInterpreter(gateway: gateway, version: "1")
-        for line in ["pause", "vol 100", "cast http://x/y.mp4", "creds hunter2", "key KEY_PLAY", "log trace", "use Kitchen"] {
+        for line in ["pause", "vol 100", "cast http://x/y.mp4", "creds hunter2", "key KEY_PLAY", "log trace", "use Kitchen",
+                     "playlist next", "playlist stop", "playlist reload", "checkout"] {
             let reply = await interpreter.runReadOnly(line)
             XCTAssertEqual(reply, ["error: this console only shows status ([console] mode = status-only)"], line)
         }
@@ -123,6 +124,10 @@ extension GatewayTests {
         XCTAssertTrue(status.first?.hasPrefix("* ") ?? false, "\(status)")
         let version = await interpreter.runReadOnly("version")
         XCTAssertEqual(version, ["cast-gateway 1"])
+        // Showing the kiosk's state is allowed (without a kiosk it says so, and is not refused as a change).
+        let playlist = await interpreter.runReadOnly("playlist")
+        XCTAssertNotEqual(playlist, ["error: this console only shows status ([console] mode = status-only)"])
+        XCTAssertFalse(playlist.isEmpty)
         let summary = await simulator.statusSummary
         XCTAssertTrue(summary.contains("app=none"), "nothing was launched: \(summary)")
         await gateway.stop()

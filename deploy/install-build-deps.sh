@@ -68,6 +68,7 @@ PACKAGES=(
     qemu-system-x86       # the virtual board
     qemu-user-static      # arm64 chroots: install tests, dpkg-shlibdeps, mmdebstrap
     shellcheck            # Tests/deploy lints every script
+    stress-ng             # Tests/stress.sh keeps both cores busy
     udev                  # systemd-udevd for the udev rules scenario on the virtual board
     util-linux            # losetup, lsblk, setpriv
     v4l-utils             # cec-ctl, ir-ctl on the virtual board

@@ -1,6 +1,6 @@
 /// Polls `condition` until it holds or `timeout` (real time) passes; returns
 /// whether it held. For waiting on asynchronous effects in tests.
-public func eventually(timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async rethrows -> Bool {
+public func eventually(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
     while clock.now < deadline {

@@ -340,7 +340,15 @@ public actor Gateway {
         let timeSource = self.timeSource
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await state in client.states() where try condition(state) { return }
+                var held = false
+                for await state in client.states() where try condition(state) {
+                    held = true
+                    break
+                }
+                guard held else { throw CancellationError() }
+                // The gateway applies the client's states on its own task: wait until it
+                // has, so that what the caller reads next (status, devices) agrees.
+                for await _ in self.states() where try await self.appliedClientState(from: client, satisfies: condition) { return }
                 throw CancellationError()
             }
             group.addTask {
@@ -350,6 +358,12 @@ public actor Gateway {
             defer { group.cancelAll() }
             try await group.next()
         }
+    }
+
+    /// Whether the client state the gateway has applied (and published) is `client`'s and meets `condition`.
+    private func appliedClientState(from client: CastClient, satisfies condition: (CastClientState) throws -> Bool) throws -> Bool {
+        guard self.client === client, let clientState else { return false }
+        return try condition(clientState)
     }
 
     func requireClient() throws -> CastClient {

@@ -33,6 +33,7 @@ extension KioskPlayer {
         playlist.rewind(shuffle: settings.shuffle, using: &generator)
         pendingStart = 0
         resumeFrom = nil
+        startupPending = false
         startupLookUntil = nil
         consecutiveFailures = 0
         backoff.reset()

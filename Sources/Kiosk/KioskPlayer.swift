@@ -137,7 +137,8 @@ public actor KioskPlayer {
         await finish()
     }
 
-    private func start() async {
+    /// Loads the playlist and the saved state and decides what the loop does first (internal: tests drive it).
+    func start() async {
         do {
             playlist = try Playlist.load(settings.source)
             if settings.shuffle { playlist.rewind(shuffle: true, using: &generator) }
@@ -162,7 +163,8 @@ public actor KioskPlayer {
         rescheduleTimer()
     }
 
-    private func finish() async {
+    /// Stops the timer and saves the position (a graceful stop; internal: tests drive it).
+    func finish() async {
         timer?.task.cancel()
         timer = nil
         guard savesEnabled else { return }
@@ -195,17 +197,18 @@ public actor KioskPlayer {
                 enterGuest(seen: false, reason: "the welcome app was stopped on the TV")
             }
         case .guest(var guest):
-            if guest.unverified, state.mediaKnown {
+            if guest.unverified, state.mediaKnown, let contentID = state.contentID {
                 guest.unverified = false
                 mode = .guest(guest)
-                if let appID = state.appID, isOwnApp(appID), let contentID = state.contentID,
-                   let index = await ownItem(playing: contentID) {
-                    adopt(index, from: state)
-                    await returnFromGuest("the receiver plays the kiosk's own item \(index + 1)/\(playlist.count)")
+                let started = epoch
+                let own = state.appID.map(isOwnApp) == true ? await ownItem(playing: contentID) : nil
+                guard started == epoch, case .guest(let current) = mode else {  // a command decided meanwhile
+                    rescheduleTimer()
                     return
                 }
-                guard case .guest(let current) = mode else {  // a command decided meanwhile
-                    rescheduleTimer()
+                if let own {
+                    adopt(own, from: state)
+                    await returnFromGuest("the receiver plays the kiosk's own item \(own + 1)/\(playlist.count)")
                     return
                 }
                 guest = current
@@ -341,17 +344,23 @@ public actor KioskPlayer {
             // The welcome app may have no media channel: its status never comes, and it is the kiosk's.
             if appID == settings.appID, appID != castAppID { return endLook(.load) }
             enterGuest(seen: true, reason: "\(name) is on screen and what it plays could not be read within \(Int(KioskPlayer.startupLook.seconds)) s of connecting, so it is taken for a guest's")
-            if case .guest(var guest) = mode {
-                guest.unverified = true
-                mode = .guest(guest)
-            }
+            markUnverified()
             return endLook(.again)
         }
-        guard let contentID = state.contentID else { return endLook(.load) }  // the app shows nothing
+        let active = state.player == .playing || state.player == .buffering || state.player == .paused
+        guard let contentID = state.contentID else {
+            // No media session: the app has nothing loaded, or this snapshot was taken between the
+            // client marking the status read and storing its media. The next one says which.
+            if state.mediaSessionID == nil, let until = startupLookUntil, clock.now < until { return .wait }
+            guard active else { return endLook(.load) }
+            // Something plays and nothing says what: it is not loaded over.
+            enterGuest(seen: true, reason: "\(name) is playing media it does not name, so it is taken for a guest's")
+            markUnverified()
+            return endLook(.again)
+        }
         let started = epoch
         let own = await ownItem(playing: contentID)
         guard started == epoch, startupPending else { return .again }  // a command decided meanwhile
-        let active = state.player == .playing || state.player == .buffering || state.player == .paused
         if let own {
             if active { adopt(own, from: state) }
             return endLook(.load)
@@ -361,6 +370,13 @@ public actor KioskPlayer {
             return endLook(.again)
         }
         return endLook(.load)
+    }
+
+    /// The guest mode just entered rests on not knowing what plays: the kiosk's own item, once named, ends it.
+    private func markUnverified() {
+        guard case .guest(var guest) = mode else { return }
+        guest.unverified = true
+        mode = .guest(guest)
     }
 
     private func endLook(_ look: StartupLook) -> StartupLook {

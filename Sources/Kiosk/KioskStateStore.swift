@@ -181,9 +181,6 @@ public final class KioskStateStore: Sendable {
         }
     }
 
-    /// Whether the last save failed.
-    public var saveFailing: Bool { failing.withLock { $0 } }
-
     /// Waits until every save asked for so far is on storage.
     public func flush() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -86,6 +86,40 @@ final class KioskStartupTests: XCTestCase {
         try await assertGuestIsRespectedAtStart(guestApp: CastAppID.defaultMediaReceiver, replyDelay: .seconds(4))
     }
 
+    /// The snapshots a start may see, in the order that lost: the receiver's
+    /// status alone, then "media status read" without its media (the client
+    /// marks it read, then stores it; a snapshot can fall in between), then all.
+    /// Fed to the player one by one, so the interleaving is exact.
+    func testEachSnapshotOfAGuestsFilmArrivingInTurnNeverLetsTheKioskLoadOverIt() async throws {
+        let harness = try await KioskHarness(defaultDuration: 3600)
+        let phone = await harness.phone()
+        try await phone.load(CastRequest(url: guestVideo, title: "Guest video").loadRequest)
+        await harness.waitUntilPlaying(guestVideo)
+        let full = await harness.gateway.state
+        var receiverOnly = full
+        receiverOnly.mediaKnown = false
+        receiverOnly.player = .idle
+        (receiverOnly.contentID, receiverOnly.mediaSessionID, receiverOnly.title, receiverOnly.position, receiverOnly.duration) = (nil, nil, nil, nil, nil)
+        var readButEmpty = receiverOnly
+        readButEmpty.mediaKnown = true
+
+        let settings = try harness.settings(playlist: ["#EXTINF:-1,Lobby", lobby])
+        // The player alone, without its loop over the gateway's snapshots: the test hands them over.
+        let player = KioskPlayer(settings: settings, gateway: harness.gateway, wallClock: harness.wallClock, generator: SeededGenerator(seed: 1))
+        await player.start()
+        for (step, snapshot) in [("receiver status", receiverOnly), ("media read, not stored", readButEmpty), ("media", full)] {
+            await player.handle(snapshot)
+            XCTAssertEqual(harness.loadedURLs, [guestVideo], "after the \(step): no LOAD")
+        }
+        let status = await player.status()
+        XCTAssertTrue(status.contains { $0.hasPrefix("now: a guest has the screen (Default Media Receiver)") }, "\(status)")
+        await player.handle(full)
+        XCTAssertEqual(harness.loadedURLs, [guestVideo])
+        await player.finish()
+        await phone.stop()
+        await harness.shutDown()
+    }
+
     func testAGuestsOwnAppIsRespectedAtStart() async throws {
         try await assertGuestIsRespectedAtStart(guestApp: "ABCDEF12", replyDelay: .seconds(4))
     }

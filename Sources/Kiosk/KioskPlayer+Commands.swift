@@ -150,6 +150,7 @@ extension KioskPlayer {
             lines.append("schedule: \(settings.schedule.windows.map(\.description).joined(separator: ", ")) (\(scheduleIsOpen ? "open" : "closed") now)")
         }
         if let problem = lastProblem { lines.append("problem: \(problem)") }
+        if let problem = store.saveProblem { lines.append("problem: \(problem)") }
         return lines
     }
 

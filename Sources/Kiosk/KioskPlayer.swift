@@ -184,7 +184,11 @@ public actor KioskPlayer {
         // The app id first: a command running while this waits must not see the new state with a stale id.
         castAppID = await gateway.settings.cast.appID
         latest = state
-        guard state.link == .connected else { return }
+        guard state.link == .connected else {
+            // Each connection gets its own first look: a link lost before the media status came starts it again.
+            if startupPending { startupLookUntil = nil }
+            return
+        }
         switch mode {
         case .loading, .welcome(_, launched: false):
             await drive()

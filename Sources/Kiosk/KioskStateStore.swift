@@ -75,9 +75,9 @@ public final class KioskStateStore: Sendable {
     public let path: String
     private let queue = DispatchQueue(label: "cast-gateway.kiosk-state")
     private let logger = Logger(label: "kiosk")
-    /// Whether saving fails now: a state directory that cannot be written is
-    /// reported once when it starts failing, not every few seconds.
-    private let failing = Mutex(false)
+    /// Why saving fails now (nil: it works): a state directory that cannot be
+    /// written is reported once when it starts failing, not every few seconds.
+    private let failure = Mutex<String?>(nil)
 
     /// The largest state file read (a valid one is under 5 KiB).
     static let maximumSize = 256 * 1024
@@ -169,17 +169,20 @@ public final class KioskStateStore: Sendable {
                 } else if FileSystem.exists(path) {
                     try FileSystem.remove(path)
                 }
-                if self.failing.withLock({ failing in defer { failing = false }; return failing }) {
+                if self.failure.withLock({ failure in defer { failure = nil }; return failure != nil }) {
                     logger.notice("the kiosk's position is saved again to \(path)")
                 }
             } catch {
-                let first = self.failing.withLock { failing in defer { failing = true }; return !failing }
                 let message = "cannot save the kiosk's position to \(path): \(error); after a restart the loop may not resume where it was"
                     + " (check that [kiosk] state-directory is a writable directory with free space)"
+                let first = self.failure.withLock { failure in defer { failure = message }; return failure == nil }
                 logger.log(first ? .warning : .debug, message)
             }
         }
     }
+
+    /// Why the last save failed, or nil when it worked (`playlist status`).
+    public var saveProblem: String? { failure.withLock { $0 } }
 
     /// Waits until every save asked for so far is on storage.
     public func flush() async {

@@ -144,6 +144,8 @@ final class KioskStartupTests: XCTestCase {
         XCTAssertTrue(failedSaves.first?.contains(blocker + "/state/kiosk-state.json") ?? false, "\(failedSaves)")
         XCTAssertTrue(failedSaves.first?.contains("state-directory") ?? false, "what to do: \(failedSaves)")
         XCTAssertNil(KioskStateStore(path: settings.statePath).load())
+        let shown = await harness.player?.status() ?? []
+        XCTAssertTrue(shown.contains { $0.hasPrefix("problem: cannot save the kiosk's position to \(blocker)/state/kiosk-state.json") }, "\(shown)")
 
         // kill -9 (a watchdog restart): item 2 plays on the TV, nothing was saved.
         await harness.stopPlayer(saving: false)

@@ -59,9 +59,9 @@ final class KioskStateFileTests: XCTestCase {
         return load.map(JSONValue.object)
     }
 
-    private func expectedLoad(currentTime: String) -> String {
+    private func expectedLoad(currentTime: String, title: String = "lobby.mp4") -> String {
         #"{"type":"LOAD","media":{"contentId":"http://media.test/lobby.mp4","contentUrl":"http://media.test/lobby.mp4","streamType":"BUFFERED","#
-            + #""contentType":"video/mp4","metadata":{"metadataType":0,"title":"lobby.mp4"}},"autoplay":true,"currentTime":"#
+            + #""contentType":"video/mp4","metadata":{"metadataType":0,"title":""# + title + #""}},"autoplay":true,"currentTime":"#
             + currentTime + #","activeTrackIds":[]}"#
     }
 
@@ -74,6 +74,10 @@ final class KioskStateFileTests: XCTestCase {
         let known = try await resumeLoad(
             savedState: #"{"version":1,"item":0,"source":"http://media.test/lobby.mp4","position":999999999,"duration":125.5}"#, playlist: [lobby])
         XCTAssertEqual(known?.serialized, expectedLoad(currentTime: "125.5"))
+        // The length the playlist gives (#EXTINF).
+        let listed = try await resumeLoad(savedState: #"{"version":1,"item":0,"source":"http://media.test/lobby.mp4","position":999999999}"#,
+                                          playlist: ["#EXTINF:95,Lobby", lobby])
+        XCTAssertEqual(listed?.serialized, expectedLoad(currentTime: "95", title: "Lobby"))
         // A negative position starts from the beginning.
         let negative = try await resumeLoad(savedState: #"{"version":1,"item":0,"source":"http://media.test/lobby.mp4","position":-40}"#,
                                             playlist: [lobby])

@@ -205,7 +205,8 @@ public actor KioskPlayer {
                 guest.unverified = false
                 mode = .guest(guest)
                 let started = epoch
-                let own = state.appID.map(isOwnApp) == true ? await ownItem(playing: contentID) : nil
+                var own: Int?
+                if let appID = state.appID, isOwnApp(appID) { own = await ownItem(playing: contentID) }
                 guard started == epoch, case .guest(let current) = mode else {  // a command decided meanwhile
                     rescheduleTimer()
                     return

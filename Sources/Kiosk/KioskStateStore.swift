@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CastProtocol
 import Dispatch
 import Synchronization
@@ -98,7 +95,7 @@ public final class KioskStateStore: Sendable {
     public func load() -> KioskSavedState? {
         let text: String
         do {
-            guard let read = try readFile() else { return nil }
+            guard let read = try KioskFile.readRegularFile(path, limit: KioskStateStore.maximumSize) else { return nil }
             text = read
         } catch {
             logger.warning("ignoring \(path): \(error); starting from the first item")
@@ -111,51 +108,6 @@ public final class KioskStateStore: Sendable {
         }
         if let note { logger.warning("\(path): \(note)") }
         return state
-    }
-
-    /// The file's text; nil when there is none. O_NONBLOCK: opening a FIFO
-    /// for reading would otherwise wait for a writer, forever.
-    private func readFile() throws(StateFileError) -> String? {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT { return nil }
-            throw StateFileError(.unreadable, "cannot open it: \(String(cString: strerror(code))) (check [kiosk] state-directory and its permissions)")
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            throw StateFileError(.unreadable, "cannot examine it: \(String(cString: strerror(errno)))")
-        }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw StateFileError(.notRegularFile, "it is \(KioskStateStore.kind(of: info.st_mode)), not a regular file; remove it (rm \(path)) so the kiosk can save its position there")
-        }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 8192)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw StateFileError(.unreadable, "cannot read it: \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: buffer[0..<count])
-            if bytes.count > KioskStateStore.maximumSize {
-                throw StateFileError(.tooLarge, "it is larger than \(KioskStateStore.maximumSize) bytes, which no kiosk state is")
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    static func kind(of mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFIFO: "a FIFO (named pipe)"
-        case S_IFDIR: "a directory"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFSOCK: "a socket"
-        default: "not a plain file"
-        }
     }
 
     /// Saves `state` (nil: removes the file) in the background, in order.
@@ -189,16 +141,5 @@ public final class KioskStateStore: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async { continuation.resume() }
         }
-    }
-}
-
-/// Why the state file was not read.
-struct StateFileError: Error, CustomStringConvertible {
-    enum Code: String { case unreadable, notRegularFile, tooLarge }
-    var code: Code
-    var description: String
-    init(_ code: Code, _ description: String) {
-        self.code = code
-        self.description = description
     }
 }

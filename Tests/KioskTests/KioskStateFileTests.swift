@@ -97,4 +97,35 @@ final class KioskStateFileTests: XCTestCase {
             XCTAssertEqual(note == nil, expected == 12.5, "\(text): \(note ?? "no note")")
         }
     }
+
+    func testAFIFOAsThePlaylistIsRefusedAtOnceAndAMissingOneSaysSo() async throws {
+        let directory = NSTemporaryDirectory() + "kiosk-fifo-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fifo = directory + "/lobby.m3u"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0, "mkfifo: \(errno)")
+        let outcome = Mutex<String?>(nil)
+        // Off the cooperative pool: a reader that blocks must not stall the test's own tasks.
+        Thread.detachNewThread {
+            let text: String
+            do {
+                _ = try Playlist.load(.playlist(fifo))
+                text = "loaded"
+            } catch {
+                text = "\(error)"
+            }
+            outcome.withLock { $0 = text }
+        }
+        let answered = await eventually { outcome.withLock { $0 } != nil }
+        if !answered {  // lets a blocked reader go (open for writing, then EOF), so the run does not hang
+            let fd = open(fifo, O_RDWR | O_NONBLOCK)
+            if fd >= 0 { close(fd) }
+        }
+        XCTAssertTrue(answered, "Playlist.load returns at once")
+        let message = outcome.withLock { $0 } ?? ""
+        XCTAssertTrue(message.hasPrefix("\(fifo): cannot read the playlist: it is a FIFO (named pipe), not a regular file; remove it"), message)
+        XCTAssertThrowsError(try Playlist.load(.playlist(directory + "/missing.m3u"))) { error in
+            XCTAssertTrue("\(error)".contains("missing.m3u: cannot read the playlist: it does not exist"), "\(error)")
+        }
+    }
 }

@@ -33,6 +33,7 @@ extension KioskPlayer {
         playlist.rewind(shuffle: settings.shuffle, using: &generator)
         pendingStart = 0
         resumeFrom = nil
+        startupPending = false
         startupLookUntil = nil
         consecutiveFailures = 0
         backoff.reset()
@@ -149,6 +150,7 @@ extension KioskPlayer {
             lines.append("schedule: \(settings.schedule.windows.map(\.description).joined(separator: ", ")) (\(scheduleIsOpen ? "open" : "closed") now)")
         }
         if let problem = lastProblem { lines.append("problem: \(problem)") }
+        if let problem = store.saveProblem { lines.append("problem: \(problem)") }
         return lines
     }
 

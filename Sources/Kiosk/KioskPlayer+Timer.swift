@@ -113,8 +113,14 @@ extension KioskPlayer {
         if position == nil, case .playing(let playing) = mode, item.kind != .image {
             seconds = self.position(of: playing) ?? pendingStart
         }
+        var duration = item.kind == .image ? nil : item.duration
+        if case .playing(let playing) = mode, item.kind != .image {
+            let status = latest.contentID == playing.contentID ? latest : playing.lastStatus
+            duration = KioskSavedState.validDuration(status?.duration) ?? duration
+        }
         if item.kind == .image { seconds = 0 }
-        let state = KioskSavedState(itemIndex: index, source: item.source, position: max(seconds, 0))
+        let state = KioskSavedState(itemIndex: index, source: item.source, position: KioskPlayer.resumablePosition(seconds, duration: duration),
+                                    duration: duration)
         guard force || state != lastSaved else { return }
         lastSaved = state
         store.save(state)

@@ -49,6 +49,19 @@ public actor KioskPlayer {
         var idleSince: Duration?
         var appName: String?
         var since: Duration
+        /// Entered at start because the app's media could not be read in time:
+        /// once it is, the kiosk's own item hands the screen back at once.
+        var unverified = false
+    }
+
+    /// What a start found on the receiver.
+    enum StartupLook: Equatable {
+        /// Not known yet: no LOAD until it is.
+        case wait
+        /// The mode changed (a guest, a command meanwhile): look at it again.
+        case again
+        /// Nothing to respect: load.
+        case load
     }
 
     /// LOAD tries per item before it is skipped.
@@ -56,7 +69,8 @@ public actor KioskPlayer {
     static let retryDelay = Duration.seconds(2)
     /// How often the position is saved while playing.
     static let saveInterval = Duration.seconds(5)
-    /// How long a start after boot waits to learn what the receiver is playing.
+    /// How long a start waits, from the link's first connection, to read the
+    /// media status of the app it finds on screen.
     static let startupLook = Duration.seconds(5)
 
     let settings: KioskSettings
@@ -80,7 +94,12 @@ public actor KioskPlayer {
     var pendingStart = 0.0
     /// The saved state found at start, until the first LOAD.
     var resumeFrom: KioskSavedState?
-    /// Until then, a first start waits to learn whether a guest is on screen.
+    /// A start (boot, service restart) has yet to learn whether a guest is on
+    /// screen: nothing is loaded before it has.
+    var startupPending = false
+    /// Until then a start waits for the media status of the app on screen; set
+    /// at the link's first connection, not at the player's start, so a slow
+    /// connection (discovery, TLS) does not use the time up.
     var startupLookUntil: Duration?
     var consecutiveFailures = 0
     /// The media session of the kiosk's previous item: a snapshot of it that
@@ -118,7 +137,8 @@ public actor KioskPlayer {
         await finish()
     }
 
-    private func start() async {
+    /// Loads the playlist and the saved state and decides what the loop does first (internal: tests drive it).
+    func start() async {
         do {
             playlist = try Playlist.load(settings.source)
             if settings.shuffle { playlist.rewind(shuffle: true, using: &generator) }
@@ -127,13 +147,15 @@ public actor KioskPlayer {
             logger.error("the kiosk cannot play: \(error)")
             await gateway.setKioskProblem("\(error)")
         }
-        resumeFrom = store.load()
-        startupLookUntil = clock.now + KioskPlayer.startupLook
+        resumeFrom = await store.loadInBackground()
+        startupLookUntil = nil
         loopRequested = settings.start == .boot
         if !scheduleIsOpen {
             logger.notice("outside the schedule (\(settings.schedule.windows.map(\.description).joined(separator: ", "))): waiting")
             mode = .closed
         } else if loopRequested {
+            // The loop starts now: not over what a guest may have been casting before this start.
+            startupPending = true
             beginLoop(resuming: true)
         } else {
             mode = .waiting(settings.start == .key ? "waiting for a play key" : "waiting for 'playlist start'")
@@ -141,7 +163,8 @@ public actor KioskPlayer {
         rescheduleTimer()
     }
 
-    private func finish() async {
+    /// Stops the timer and saves the position (a graceful stop; internal: tests drive it).
+    func finish() async {
         timer?.task.cancel()
         timer = nil
         guard savesEnabled else { return }
@@ -158,9 +181,14 @@ public actor KioskPlayer {
     // MARK: Snapshots
 
     func handle(_ state: GatewayState) async {
-        latest = state
+        // The app id first: a command running while this waits must not see the new state with a stale id.
         castAppID = await gateway.settings.cast.appID
-        guard state.link == .connected else { return }
+        latest = state
+        guard state.link == .connected else {
+            // Each connection gets its own first look: a link lost before the media status came starts it again.
+            if startupPending { startupLookUntil = nil }
+            return
+        }
         switch mode {
         case .loading, .welcome(_, launched: false):
             await drive()
@@ -173,6 +201,23 @@ public actor KioskPlayer {
                 enterGuest(seen: false, reason: "the welcome app was stopped on the TV")
             }
         case .guest(var guest):
+            if guest.unverified, state.mediaKnown, let contentID = state.contentID {
+                guest.unverified = false
+                mode = .guest(guest)
+                let started = epoch
+                var own: Int?
+                if let appID = state.appID, isOwnApp(appID) { own = await ownItem(playing: contentID) }
+                guard started == epoch, case .guest(let current) = mode else {  // a command decided meanwhile
+                    rescheduleTimer()
+                    return
+                }
+                if let own {
+                    adopt(own, from: state)
+                    await returnFromGuest("the receiver plays the kiosk's own item \(own + 1)/\(playlist.count)")
+                    return
+                }
+                guest = current
+            }
             if isForeign(state) {
                 guest.seen = true
                 guest.appName = state.appName ?? guest.appName
@@ -247,8 +292,9 @@ public actor KioskPlayer {
                 ? saved.itemIndex : playlist.index(ofSource: saved.source)
             if let index {
                 playlist.select(itemIndex: index)
-                pendingStart = saved.position
-                logger.notice("resuming item \(index + 1)/\(playlist.count) at \(Int(saved.position)) s")
+                let item = playlist.items[index]
+                pendingStart = item.kind == .image ? 0 : KioskPlayer.resumablePosition(saved.position, duration: saved.duration ?? item.duration)
+                logger.notice("resuming item \(index + 1)/\(playlist.count) at \(Int(pendingStart)) s")
             } else {
                 logger.notice("the saved item \(saved.source) is no longer in the playlist: starting from the first item")
             }
@@ -266,10 +312,10 @@ public actor KioskPlayer {
             switch mode {
             case .loading(let attempt, let notBefore):
                 if let notBefore, clock.now < notBefore { break }
-                if await guestAtStartup() { continue }
-                if let until = startupLookUntil, clock.now < until, latest.appID != nil, !latest.mediaKnown,
-                   isOwnApp(latest.appID ?? "") {
-                    break  // learning what the receiver plays before loading over it
+                if startupPending {
+                    let look = await lookAtStartup()
+                    if look == .wait { break }  // learning what the receiver plays before loading over it
+                    if look == .again { continue }
                 }
                 await load(attempt: attempt)
                 continue
@@ -284,27 +330,100 @@ public actor KioskPlayer {
         rescheduleTimer()
     }
 
-    /// After boot (or a restart of the service), a guest already on screen keeps it.
-    private func guestAtStartup() async -> Bool {
-        guard startupLookUntil != nil else { return false }
-        if let until = startupLookUntil, clock.now < until, latest.appID != nil, isOwnApp(latest.appID ?? ""), !latest.mediaKnown {
-            return false
+    /// After boot (or a restart of the service), a guest already on screen
+    /// keeps it, whichever app they cast in. Decides only on what the receiver
+    /// and the app's media status say, read after connecting: the receiver's
+    /// status alone does not tell a guest's film in the Default Media Receiver
+    /// from the kiosk's own item.
+    func lookAtStartup() async -> StartupLook {
+        let state = latest
+        if startupLookUntil == nil { startupLookUntil = clock.now + KioskPlayer.startupLook }
+        guard let appID = state.appID else { return endLook(.load) }  // the idle screen
+        let name = state.appName ?? appID
+        guard isOwnApp(appID) else {
+            enterGuest(seen: true, reason: "a guest is casting (\(name)) at start")
+            return endLook(.again)
         }
+        guard state.mediaKnown else {
+            if let until = startupLookUntil, clock.now < until { return .wait }
+            // The welcome app may have no media channel: its status never comes, and it is the kiosk's.
+            if appID == settings.appID, appID != castAppID { return endLook(.load) }
+            enterGuest(seen: true, reason: "\(name) is on screen and what it plays could not be read within \(Int(KioskPlayer.startupLook.seconds)) s of connecting, so it is taken for a guest's")
+            markUnverified()
+            return endLook(.again)
+        }
+        let active = state.player == .playing || state.player == .buffering || state.player == .paused
+        guard let contentID = state.contentID else {
+            // No media session: the app has nothing loaded, or this snapshot was taken between the
+            // client marking the status read and storing its media. The next one says which.
+            if state.mediaSessionID == nil, let until = startupLookUntil, clock.now < until { return .wait }
+            guard active else { return endLook(.load) }
+            // Something plays and nothing says what: it is not loaded over.
+            enterGuest(seen: true, reason: "\(name) is playing media it does not name, so it is taken for a guest's")
+            markUnverified()
+            return endLook(.again)
+        }
+        let started = epoch
+        let own = await ownItem(playing: contentID)
+        guard started == epoch, startupPending else { return .again }  // a command decided meanwhile
+        if let own {
+            if active { adopt(own, from: state) }
+            return endLook(.load)
+        }
+        if active {
+            enterGuest(seen: true, reason: "a guest is casting (\(name)) at start")
+            return endLook(.again)
+        }
+        return endLook(.load)
+    }
+
+    /// The guest mode just entered rests on not knowing what plays: the kiosk's own item, once named, ends it.
+    private func markUnverified() {
+        guard case .guest(var guest) = mode else { return }
+        guest.unverified = true
+        mode = .guest(guest)
+    }
+
+    private func endLook(_ look: StartupLook) -> StartupLook {
+        startupPending = false
         startupLookUntil = nil
-        let active = latest.player == .playing || latest.player == .buffering || latest.player == .paused
-        guard let appID = latest.appID else { return false }
-        var otherMedia = false
-        if let contentID = latest.contentID {
-            var ours: String?
-            if let item = playlist.current { ours = try? await castRequest(for: item, startTime: 0).url }
-            let local = if case .localPath = playlist.current?.location { true } else { false }
-            otherMedia = !(ours.map { KioskPlayer.isSameMedia(contentID, $0, local: local) } ?? false)
+        return look
+    }
+
+    /// The playlist item whose URL the receiver plays, if any: the kiosk knows
+    /// its own items by their URLs (local files by their media server path),
+    /// with or without a saved state. The current item is tried first.
+    func ownItem(playing contentID: String) async -> Int? {
+        var candidates = Array(playlist.items.indices)
+        if let current = playlist.currentIndex {
+            candidates.removeAll { $0 == current }
+            candidates.insert(current, at: 0)
         }
-        if !isOwnApp(appID) || (active && otherMedia) {
-            enterGuest(seen: true, reason: "a guest is casting (\(latest.appName ?? appID)) at start")
-            return true
+        for index in candidates {
+            switch playlist.items[index].location {
+            case .url(let url):
+                if url == contentID { return index }
+            case .localPath(let path):
+                guard contentID.hasPrefix("http://"), let media = try? await locator.media(forLocalPath: path) else { continue }
+                if KioskPlayer.isSameMedia(contentID, media.url, local: true) { return index }
+            }
         }
-        return false
+        return nil
+    }
+
+    /// Makes item `index`, which the receiver plays, the current one, resuming where the receiver has got to.
+    func adopt(_ index: Int, from state: GatewayState) {
+        guard playlist.items.indices.contains(index) else { return }
+        let item = playlist.items[index]
+        playlist.select(itemIndex: index)
+        pendingStart = item.kind == .image ? 0 : KioskPlayer.resumablePosition(state.position(at: clock.now.seconds) ?? 0, duration: state.duration ?? item.duration)
+        logger.notice("the receiver plays the kiosk's item \(index + 1)/\(playlist.count) (\(item.title ?? item.source)): resuming it at \(Int(pendingStart)) s")
+    }
+
+    /// A position a LOAD may start at: finite, from 0 to the item's length (a day when unknown).
+    static func resumablePosition(_ seconds: Double, duration: Double?) -> Double {
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return min(seconds, KioskSavedState.validDuration(duration) ?? KioskSavedState.maximumPosition)
     }
 
     private func load(attempt: Int) async {

@@ -26,7 +26,11 @@ extension Playlist {
         case .playlist(let path):
             let text: String
             do {
-                text = try FileSystem.readText(path)
+                // Not FileSystem.readText: a FIFO at the path would block the start (and a reload) for good.
+                guard let read = try KioskFile.readRegularFile(path, limit: 1 << 20) else {
+                    throw KioskFileError(.unreadable, "it does not exist (check [kiosk] playlist)")
+                }
+                text = read
             } catch {
                 throw PlaylistError(file: path, message: "cannot read the playlist: \(error)")
             }

@@ -43,7 +43,8 @@ final class KioskHarness: @unchecked Sendable {
     private(set) var player: KioskPlayer?
     private var task: Task<Void, Never>?
 
-    init(defaultDuration: Double = 20, cast: CastSettings = CastSettings()) async throws {
+    /// `connect: false` leaves the gateway unstarted (`connectGateway()`), as when the daemon starts.
+    init(defaultDuration: Double = 20, cast: CastSettings = CastSettings(), connect: Bool = true) async throws {
         directory = NSTemporaryDirectory() + "kiosk-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         logPath = directory + "/receiver.jsonl"
@@ -54,9 +55,11 @@ final class KioskHarness: @unchecked Sendable {
         gateway = Gateway(settings: GatewaySettings(device: DeviceSettings(target: .address(host: "tv.test", port: 8009)), cast: cast),
                           connector: KioskHarness.connector(to: simulator), timeSource: clock)
         wallClock = ManualWallClock(clock: clock, hour: 12, minute: 0)
-        await gateway.start()
-        let connected = await eventually { await self.gateway.state.link == .connected }
-        XCTAssertTrue(connected, "the gateway connects to the simulator")
+        if connect {
+            await gateway.start()
+            let connected = await eventually { await self.gateway.state.link == .connected }
+            XCTAssertTrue(connected, "the gateway connects to the simulator")
+        }
     }
 
     static func connector(to simulator: ReceiverSimulator) -> CastClient.Connector {
@@ -134,5 +137,26 @@ final class KioskHarness: @unchecked Sendable {
         await phone.start()
         _ = await eventually { await phone.currentState.phase == .connected }
         return phone
+    }
+}
+
+/// Captures the log lines of one test.
+final class LogCapture: Sendable {
+    let lines = Mutex<[(LogLevel, String)]>([])
+    private let previousLevel: LogLevel
+
+    init() {
+        previousLevel = Logger.level
+        Logger.level = .debug
+        Logger.setSink { [self] level, text in self.lines.withLock { $0.append((level, text)) } }
+    }
+
+    func stop() {
+        Logger.setSink(nil)
+        Logger.level = previousLevel
+    }
+
+    func matching(_ text: String, level: LogLevel? = nil) -> [String] {
+        lines.withLock { $0.filter { ($0.0 == level || level == nil) && $0.1.contains(text) }.map(\.1) }
     }
 }

@@ -13,37 +13,43 @@ import SystemSupport
 /// descriptor (MHD_create_response_from_fd_at_offset64), so no byte of media
 /// is copied through user space.
 final class HTTPDaemon: @unchecked Sendable {
-    /// Connection limits: a few receivers and phones, not the Internet.
-    struct Limits {
-        var connections: UInt32 = 64
-        var connectionsPerAddress: UInt32 = 16
-        /// Idle keep-alive connections are closed after this long.
-        var timeoutSeconds: UInt32 = 60
-        /// Per-connection buffer for the request head (and 414 beyond it).
-        var memoryPerConnection = 32 * 1024
-    }
-
     private let daemon: OpaquePointer
     private let context: Unmanaged<MediaRequestHandler>
+    /// Outlives the daemon: MHD's thread calls into it until MHD_stop_daemon returns.
+    let admission: ConnectionAdmission
+    private let admissionContext: Unmanaged<ConnectionAdmission>
     let address: ListenAddress
 
     /// Starts listening on `address` (port 0: any free port).
-    init(address: ListenAddress, handler: MediaRequestHandler, limits: Limits = Limits()) throws {
+    init(address: ListenAddress, handler: MediaRequestHandler, limits: ConnectionLimits, receiver: String?) throws {
         let context = Unmanaged.passRetained(handler)
+        let admission = ConnectionAdmission(othersLimit: limits.othersLimit, port: address.port)
+        admission.setReceiver(receiver)
+        let admissionContext = Unmanaged.passRetained(admission)
         var cLimits = cg_mhd_limits(connection_limit: limits.connections,
                                     per_ip_connection_limit: limits.connectionsPerAddress,
-                                    timeout_seconds: limits.timeoutSeconds,
+                                    timeout_seconds: limits.idleTimeoutSeconds,
                                     memory_limit: limits.memoryPerConnection, turbo: 1)
         let started = address.withSockaddr { sockaddr, _ in
-            cg_mhd_start(sockaddr, address.isIPv6 ? 1 : 0, accessHandler, context.toOpaque(), &cLimits, logMHD, nil)
+            cg_mhd_start(sockaddr, address.isIPv6 ? 1 : 0, accessHandler, context.toOpaque(), &cLimits,
+                         admitConnection, notifyConnection, admissionContext.toOpaque(), logMHD, nil)
         }
         guard let started else {
+            let reason = errno
             context.release()
+            admissionContext.release()
+            if reason == EADDRINUSE {
+                throw MediaServerError(.portInUse,
+                                       "port \(address.port) on \(address.urlHost) is in use by another program; stop that program "
+                                           + "or set [media] port to a free port")
+            }
             throw MediaServerError(.listenFailed,
-                                   "cannot listen on \(address) (\(String(cString: strerror(errno)))); is the port in use or the address not on this host?")
+                                   "cannot listen on \(address) (\(String(cString: strerror(reason)))); is the address not on this host?")
         }
         daemon = started
         self.context = context
+        self.admission = admission
+        self.admissionContext = admissionContext
         let fd = cg_mhd_listen_fd(started)
         self.address = (fd >= 0 ? ListenAddress.local(of: fd) : nil) ?? address
     }
@@ -53,6 +59,7 @@ final class HTTPDaemon: @unchecked Sendable {
     func stop() {
         MHD_stop_daemon(daemon)
         context.release()
+        admissionContext.release()
     }
 }
 
@@ -60,7 +67,36 @@ private let logger = Logger(label: "media-server")
 
 private let logMHD: cg_mhd_log_function = { _, message in
     guard let message else { return }
-    logger.notice("libmicrohttpd: \(String(cString: message))")
+    let text = String(cString: message)
+    // A port in use is reported (once per outage) by MediaServerService; MHD
+    // would repeat it at every retry.
+    if text.hasPrefix("Failed to bind") {
+        logger.debug("libmicrohttpd: \(text)")
+    } else {
+        logger.notice("libmicrohttpd: \(text)")
+    }
+}
+
+private let admitConnection: MHD_AcceptPolicyCallback = { cls, address, _ in
+    guard let cls else { return cg_mhd_refuse() }
+    let admission = Unmanaged<ConnectionAdmission>.fromOpaque(cls).takeUnretainedValue()
+    return admission.admit(address) ? cg_mhd_allow() : cg_mhd_refuse()
+}
+
+/// Marks, in a connection's socket context, one counted as another host's.
+private let countedAsOther = 1
+
+private let notifyConnection: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
+    guard let cls, let connection, let socketContext else { return }
+    let admission = Unmanaged<ConnectionAdmission>.fromOpaque(cls).takeUnretainedValue()
+    if cg_mhd_connection_started(code) != 0 {
+        if admission.started(cg_mhd_client_address(connection)) {
+            socketContext.pointee = UnsafeMutableRawPointer(bitPattern: countedAsOther)
+        }
+    } else if socketContext.pointee == UnsafeMutableRawPointer(bitPattern: countedAsOther) {
+        socketContext.pointee = nil
+        admission.closedOther()
+    }
 }
 
 /// Called on MHD's thread for each request (once: nothing is uploaded to a

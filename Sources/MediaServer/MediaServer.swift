@@ -11,8 +11,9 @@ import SystemSupport
 ///
 /// It listens on one address: the one the receiver reaches the box by
 /// (`listen(towardReceiver:)`), re-chosen when the receiver moves. URLs for
-/// local files name that address: `http://ADDR:PORT/<root index>/<path>`,
-/// each path component percent-encoded (see `MediaRequestPath`).
+/// local files name that address: `http://ADDR:PORT/<token>/<root index>/<path>`,
+/// each path component percent-encoded (see `MediaRequestPath`), the token
+/// unguessable (see `MediaURLToken`).
 ///
 /// Starting and stopping the daemon block (bind, thread join), so they run on
 /// the server's own Dispatch queue, never on the cooperative pool.
@@ -20,6 +21,8 @@ public final class MediaServer: @unchecked Sendable {
     public let settings: MediaServerSettings
     public let roots: MediaRoots
     public let limits: ConnectionLimits
+    /// `/<token>`: the start of every media URL's path (see `MediaURLToken`).
+    public let urlPrefix: String
     private let handler: MediaRequestHandler
     private let queue = DispatchQueue(label: "media-server.lifecycle")
     private let logger = Logger(label: "media-server")
@@ -36,7 +39,8 @@ public final class MediaServer: @unchecked Sendable {
         self.settings = settings
         self.limits = limits
         roots = try settings.validated()
-        handler = MediaRequestHandler(roots: roots, corsOrigin: settings.corsOrigin)
+        urlPrefix = "/" + MediaURLToken.current
+        handler = MediaRequestHandler(roots: roots, corsOrigin: settings.corsOrigin, urlToken: MediaURLToken.current)
     }
 
     /// Where the server listens now (the real port when 0 was configured), or nil.

@@ -21,15 +21,15 @@ final class MediaServerServiceTests: XCTestCase {
         let listening = await eventually { fixture.server.endpoint != nil }
         XCTAssertTrue(listening)
         let port = try XCTUnwrap(fixture.server.endpoint?.port)
-        XCTAssertEqual(try curl("http://127.0.0.1:\(port)/0/video.vtt").status, 200)
+        XCTAssertEqual(try curl("http://127.0.0.1:\(port)\(fixture.server.urlPrefix)/0/video.vtt").status, 200)
 
         feed.finish()  // no more addresses: keeps serving
-        XCTAssertEqual(try curl("http://127.0.0.1:\(port)/0/video.vtt").status, 200)
+        XCTAssertEqual(try curl("http://127.0.0.1:\(port)\(fixture.server.urlPrefix)/0/video.vtt").status, 200)
 
         running.cancel()
         try await running.value
         XCTAssertNil(fixture.server.endpoint)
-        XCTAssertEqual(try runTool("curl", ["-sS", "--max-time", "5", "http://127.0.0.1:\(port)/0/video.vtt"]).status, 7)
+        XCTAssertEqual(try runTool("curl", ["-sS", "--max-time", "5", "http://127.0.0.1:\(port)\(fixture.server.urlPrefix)/0/video.vtt"]).status, 7)
     }
 
     func testATakenPortIsRetriedWithBackoffAndReportedOnceUntilItFrees() async throws {
@@ -78,7 +78,7 @@ final class MediaServerServiceTests: XCTestCase {
         let cleared = await eventually { reports.withLock { $0 }.last == .some(nil) }
         XCTAssertTrue(cleared, "\(reports.withLock { $0 })")
         XCTAssertEqual(reports.withLock { $0 }.count, 2)
-        XCTAssertEqual(try curl("http://127.0.0.1:\(blocker.port)/0/video.vtt").status, 200)
+        XCTAssertEqual(try curl("http://127.0.0.1:\(blocker.port)\(server.urlPrefix)/0/video.vtt").status, 200)
 
         running.cancel()
         try await running.value

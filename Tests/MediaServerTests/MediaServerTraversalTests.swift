@@ -110,11 +110,12 @@ final class MediaServerTraversalTests: XCTestCase {
         // C string, so a raw NUL ends it there ("/0/nope": 404) unless the
         // library refuses the line itself (400); either way the part after
         // the NUL is never looked at.
+        let token = fixture.server.urlPrefix
         let attempts: [[UInt8]] = [
-            Array("GET /0/nope".utf8) + [0] + Array("/../../outside/canary.mp4 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
-            Array("GET /0/../outside/canary.mp4 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
-            Array("GET /0/%2e%2e/outside/canary.mp4 HTTP/1.0\r\n\r\n".utf8),
-            Array("GET http://x/0/../outside/canary.mp4 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
+            Array("GET \(token)/0/nope".utf8) + [0] + Array("/../../outside/canary.mp4 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
+            Array("GET \(token)/0/../outside/canary.mp4 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
+            Array("GET \(token)/0/%2e%2e/outside/canary.mp4 HTTP/1.0\r\n\r\n".utf8),
+            Array("GET http://x\(token)/0/../outside/canary.mp4 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
         ]
         for request in attempts {
             let response = try rawHTTP(port: fixture.port, request)

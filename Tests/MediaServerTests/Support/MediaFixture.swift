@@ -44,5 +44,6 @@ final class MediaFixture {
         port = try await server.listen(on: "127.0.0.1").port
     }
 
-    func url(_ target: String) -> String { "http://127.0.0.1:\(port)\(target)" }
+    /// The URL of `target` (`/0/video.mp4`), behind the server's token.
+    func url(_ target: String) -> String { "http://127.0.0.1:\(port)\(server.urlPrefix)\(target)" }
 }

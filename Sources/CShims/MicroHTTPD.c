@@ -68,6 +68,11 @@ const struct sockaddr *cg_mhd_client_address(struct MHD_Connection *connection) 
     return info ? info->client_addr : NULL;
 }
 
+int cg_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? (int)info->connect_fd : -1;
+}
+
 enum MHD_Result cg_mhd_refuse(void) {
     return MHD_NO;
 }

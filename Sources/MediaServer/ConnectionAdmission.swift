@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Synchronization
 import SystemSupport
 
@@ -16,23 +17,57 @@ import SystemSupport
 /// that is closed at once (the accept policy callback); the connection
 /// notifications count them. Both callbacks run on MHD's one thread; the
 /// lock is for the receiver's address, which moves with the receiver.
+///
+/// Slow clients: MHD's idle timeout restarts with every byte, so one header
+/// byte a second holds a connection for ever. Another host's connection must
+/// therefore deliver its request head within `headDeadline` of connecting,
+/// or its socket is shut down (MHD then closes it); and it serves one
+/// request only (`Connection: close`), so that deadline covers every head it
+/// sends. A timer on a private queue is armed only while such heads are
+/// pending. Shutting a socket down happens under the lock, and MHD tells of
+/// a close (which removes the entry under the same lock) before it closes
+/// the descriptor, so a descriptor number reused elsewhere is never touched.
 final class ConnectionAdmission: Sendable {
+    private struct Pending {
+        let fd: Int32
+        let deadline: DispatchTime
+    }
+
     private struct State {
         /// The receiver's address bytes (4 or 16), or nil when none is known.
         var receiver: [UInt8]?
         var others = 0
         /// In an episode of refusals (logged once, at its start).
         var refusing = false
+        /// Other hosts' connections whose request head has not arrived, by connection.
+        var pending: [UInt: Pending] = [:]
+        /// When the timer fires next, if it is armed.
+        var armed: DispatchTime?
     }
 
     let othersLimit: Int
+    private let headDeadline: UInt32
     private let port: UInt16
     private let state = Mutex(State())
+    private let queue = DispatchQueue(label: "media-server.head-deadline")
+    private let timer: UncheckedSendable<any DispatchSourceTimer>
     private let logger = Logger(label: "media-server")
 
-    init(othersLimit: UInt32, port: UInt16) {
+    /// `headDeadlineSeconds` 0: no deadline.
+    init(othersLimit: UInt32, headDeadlineSeconds: UInt32, port: UInt16) {
         self.othersLimit = Int(othersLimit)
+        headDeadline = headDeadlineSeconds
         self.port = port
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        self.timer = UncheckedSendable(timer)
+        timer.setEventHandler { [weak self] in self?.expire() }
+        timer.schedule(deadline: .distantFuture)
+        timer.activate()
+    }
+
+    /// Stops the timer; call after MHD_stop_daemon returned.
+    func shutdown() {
+        timer.value.cancel()
     }
 
     /// The receiver's numeric address; nil: no receiver known (every host
@@ -65,19 +100,38 @@ final class ConnectionAdmission: Sendable {
         return allowed
     }
 
-    /// A connection was set up; returns whether it counts as another host's.
-    func started(_ address: UnsafePointer<sockaddr>?) -> Bool {
+    /// A connection was set up; returns whether it counts as another host's
+    /// (and then its request head is awaited until the deadline).
+    func started(_ connection: OpaquePointer, address: UnsafePointer<sockaddr>?, fd: Int32) -> Bool {
+        let host = address.flatMap(ConnectionAdmission.hostBytes)
+        let deadline = DispatchTime.now() + .seconds(Int(headDeadline))
+        let (counted, rearm) = state.withLock { state -> (Bool, Bool) in
+            guard host == nil || host != state.receiver else { return (false, false) }
+            state.others += 1
+            guard headDeadline > 0, fd >= 0 else { return (true, false) }
+            state.pending[UInt(bitPattern: connection)] = Pending(fd: fd, deadline: deadline)
+            guard state.armed.map({ deadline < $0 }) ?? true else { return (true, false) }
+            state.armed = deadline
+            return (true, true)
+        }
+        if rearm { timer.value.schedule(deadline: deadline, leeway: .milliseconds(100)) }
+        return counted
+    }
+
+    /// A request head arrived on `connection`; returns whether it is another
+    /// host's (whose connection then serves this request only).
+    func requestArrived(_ connection: OpaquePointer, address: UnsafePointer<sockaddr>?) -> Bool {
         let host = address.flatMap(ConnectionAdmission.hostBytes)
         return state.withLock { state in
-            guard host == nil || host != state.receiver else { return false }
-            state.others += 1
-            return true
+            state.pending[UInt(bitPattern: connection)] = nil
+            return host == nil || host != state.receiver
         }
     }
 
     /// A connection counted by `started` closed.
-    func closedOther() {
+    func closedOther(_ connection: OpaquePointer) {
         let ended = state.withLock { state -> Bool in
+            state.pending[UInt(bitPattern: connection)] = nil
             state.others = max(0, state.others - 1)
             // Hysteresis: a new episode (and message) only after the pressure eased.
             guard state.refusing, state.others <= othersLimit / 2 else { return false }
@@ -85,6 +139,28 @@ final class ConnectionAdmission: Sendable {
             return true
         }
         if ended { logger.info("media server port \(port): connections from other hosts are below the limit again") }
+    }
+
+    /// On the timer's queue: shuts down the sockets of overdue heads, and
+    /// arms the timer for the next deadline (or not at all).
+    private func expire() {
+        let now = DispatchTime.now()
+        let (expired, next) = state.withLock { state -> (Int, DispatchTime?) in
+            var expired = 0
+            for (key, pending) in state.pending where pending.deadline <= now {
+                // Under the lock: the descriptor is still MHD's (see above).
+                _ = Glibc.shutdown(pending.fd, Int32(SHUT_RDWR))
+                state.pending[key] = nil
+                expired += 1
+            }
+            state.armed = state.pending.values.map(\.deadline).min()
+            return (expired, state.armed)
+        }
+        timer.value.schedule(deadline: next ?? .distantFuture, leeway: .milliseconds(100))
+        if expired > 0 {
+            logger.info("media server port \(port): closed \(expired) connection(s) from hosts other than the receiver "
+                + "that sent no complete request within \(headDeadline) s")
+        }
     }
 
     /// The address bytes of an IPv4 or IPv6 socket address; an IPv4-mapped

@@ -10,15 +10,19 @@ public struct ConnectionLimits: Sendable, Equatable {
     public var connectionsPerAddress: UInt32
     /// A connection on which nothing arrives or leaves for this long is closed.
     public var idleTimeoutSeconds: UInt32
+    /// Another host's connection that has not sent a whole request head this
+    /// long after connecting is closed, however slowly it trickles (0: never).
+    public var headDeadlineSeconds: UInt32
     /// Per-connection buffer for the request head (and 414 beyond it).
     public var memoryPerConnection: Int
 
-    public init(connections: UInt32 = 64, receiverReserve: UInt32 = 16, connectionsPerAddress: UInt32 = 8,
-                idleTimeoutSeconds: UInt32 = 60, memoryPerConnection: Int = 32 * 1024) {
+    public init(connections: UInt32 = 64, receiverReserve: UInt32 = 16, connectionsPerAddress: UInt32 = 16,
+                idleTimeoutSeconds: UInt32 = 60, headDeadlineSeconds: UInt32 = 10, memoryPerConnection: Int = 32 * 1024) {
         self.connections = max(connections, 2)
         self.receiverReserve = min(max(receiverReserve, 1), self.connections - 1)
         self.connectionsPerAddress = max(connectionsPerAddress, 1)
         self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.headDeadlineSeconds = headDeadlineSeconds
         self.memoryPerConnection = memoryPerConnection
     }
 

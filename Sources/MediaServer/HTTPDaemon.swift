@@ -14,30 +14,29 @@ import SystemSupport
 /// is copied through user space.
 final class HTTPDaemon: @unchecked Sendable {
     private let daemon: OpaquePointer
-    private let context: Unmanaged<MediaRequestHandler>
-    /// Outlives the daemon: MHD's thread calls into it until MHD_stop_daemon returns.
+    /// Retained until MHD_stop_daemon returned: MHD's thread calls into it until then.
+    private let context: Unmanaged<DaemonContext>
     let admission: ConnectionAdmission
-    private let admissionContext: Unmanaged<ConnectionAdmission>
     let address: ListenAddress
 
     /// Starts listening on `address` (port 0: any free port).
     init(address: ListenAddress, handler: MediaRequestHandler, limits: ConnectionLimits, receiver: String?) throws {
-        let context = Unmanaged.passRetained(handler)
-        let admission = ConnectionAdmission(othersLimit: limits.othersLimit, port: address.port)
+        let admission = ConnectionAdmission(othersLimit: limits.othersLimit, headDeadlineSeconds: limits.headDeadlineSeconds,
+                                            port: address.port)
         admission.setReceiver(receiver)
-        let admissionContext = Unmanaged.passRetained(admission)
+        let context = Unmanaged.passRetained(DaemonContext(handler: handler, admission: admission))
         var cLimits = cg_mhd_limits(connection_limit: limits.connections,
                                     per_ip_connection_limit: limits.connectionsPerAddress,
                                     timeout_seconds: limits.idleTimeoutSeconds,
                                     memory_limit: limits.memoryPerConnection, turbo: 1)
         let started = address.withSockaddr { sockaddr, _ in
             cg_mhd_start(sockaddr, address.isIPv6 ? 1 : 0, accessHandler, context.toOpaque(), &cLimits,
-                         admitConnection, notifyConnection, admissionContext.toOpaque(), logMHD, nil)
+                         admitConnection, notifyConnection, context.toOpaque(), logMHD, nil)
         }
         guard let started else {
             let reason = errno
             context.release()
-            admissionContext.release()
+            admission.shutdown()
             if reason == EADDRINUSE {
                 throw MediaServerError(.portInUse,
                                        "port \(address.port) on \(address.urlHost) is in use by another program; stop that program "
@@ -49,7 +48,6 @@ final class HTTPDaemon: @unchecked Sendable {
         daemon = started
         self.context = context
         self.admission = admission
-        self.admissionContext = admissionContext
         let fd = cg_mhd_listen_fd(started)
         self.address = (fd >= 0 ? ListenAddress.local(of: fd) : nil) ?? address
     }
@@ -58,8 +56,19 @@ final class HTTPDaemon: @unchecked Sendable {
     /// Blocks: call it from a Dispatch queue, not the cooperative pool.
     func stop() {
         MHD_stop_daemon(daemon)
+        admission.shutdown()
         context.release()
-        admissionContext.release()
+    }
+}
+
+/// What MHD's callbacks are given: the request handler and the admission policy.
+private final class DaemonContext: Sendable {
+    let handler: MediaRequestHandler
+    let admission: ConnectionAdmission
+
+    init(handler: MediaRequestHandler, admission: ConnectionAdmission) {
+        self.handler = handler
+        self.admission = admission
     }
 }
 
@@ -79,7 +88,7 @@ private let logMHD: cg_mhd_log_function = { _, message in
 
 private let admitConnection: MHD_AcceptPolicyCallback = { cls, address, _ in
     guard let cls else { return cg_mhd_refuse() }
-    let admission = Unmanaged<ConnectionAdmission>.fromOpaque(cls).takeUnretainedValue()
+    let admission = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue().admission
     return admission.admit(address) ? cg_mhd_allow() : cg_mhd_refuse()
 }
 
@@ -88,14 +97,14 @@ private let countedAsOther = 1
 
 private let notifyConnection: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
     guard let cls, let connection, let socketContext else { return }
-    let admission = Unmanaged<ConnectionAdmission>.fromOpaque(cls).takeUnretainedValue()
+    let admission = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue().admission
     if cg_mhd_connection_started(code) != 0 {
-        if admission.started(cg_mhd_client_address(connection)) {
+        if admission.started(connection, address: cg_mhd_client_address(connection), fd: cg_mhd_connection_fd(connection)) {
             socketContext.pointee = UnsafeMutableRawPointer(bitPattern: countedAsOther)
         }
     } else if socketContext.pointee == UnsafeMutableRawPointer(bitPattern: countedAsOther) {
         socketContext.pointee = nil
-        admission.closedOther()
+        admission.closedOther(connection)
     }
 }
 
@@ -103,7 +112,9 @@ private let notifyConnection: MHD_NotifyConnectionCallback = { cls, connection, 
 /// read-only server, so the answer is queued on the first call).
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, _, _, _ in
     guard let cls, let connection, let url, let method else { return cg_mhd_refuse() }
-    let handler = Unmanaged<MediaRequestHandler>.fromOpaque(cls).takeUnretainedValue()
+    let context = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue()
+    let handler = context.handler
+    let fromOther = context.admission.requestArrived(connection, address: cg_mhd_client_address(connection))
     func header(_ name: String) -> String? {
         guard let value = cg_mhd_request_header(connection, name) else { return nil }
         return String(decoding: UnsafeRawBufferPointer(start: value, count: strlen(value)).prefix(1024), as: UTF8.self)
@@ -130,5 +141,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     for (name, value) in answer.headers {
         _ = MHD_add_response_header(response, name, value)
     }
+    // One request per connection for other hosts: their head deadline then covers every head.
+    if fromOther { _ = MHD_add_response_header(response, "Connection", "close") }
     return MHD_queue_response(connection, UInt32(answer.status), response)
 }

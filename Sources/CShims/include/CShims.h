@@ -72,6 +72,9 @@ struct MHD_Daemon *cg_mhd_start(const struct sockaddr *address, int ipv6, MHD_Ac
 /// The peer address of a connection (MHD_get_connection_info is variadic), or NULL.
 const struct sockaddr *cg_mhd_client_address(struct MHD_Connection *connection);
 
+/// The socket of a connection, or -1.
+int cg_mhd_connection_fd(struct MHD_Connection *connection);
+
 /// The daemon's listening socket (for getsockname), or -1.
 int cg_mhd_listen_fd(struct MHD_Daemon *daemon);
 

@@ -43,6 +43,8 @@ final class ConnectionAdmission: Sendable {
         var pending: [UInt: Pending] = [:]
         /// When the timer fires next, if it is armed.
         var armed: DispatchTime?
+        /// The last time slow heads were cut off (for one log line a minute, not one a cut).
+        var lastCut: DispatchTime?
     }
 
     let othersLimit: Int
@@ -105,17 +107,18 @@ final class ConnectionAdmission: Sendable {
     func started(_ connection: OpaquePointer, address: UnsafePointer<sockaddr>?, fd: Int32) -> Bool {
         let host = address.flatMap(ConnectionAdmission.hostBytes)
         let deadline = DispatchTime.now() + .seconds(Int(headDeadline))
-        let (counted, rearm) = state.withLock { state -> (Bool, Bool) in
-            guard host == nil || host != state.receiver else { return (false, false) }
+        return state.withLock { state in
+            guard host == nil || host != state.receiver else { return false }
             state.others += 1
-            guard headDeadline > 0, fd >= 0 else { return (true, false) }
+            guard headDeadline > 0, fd >= 0 else { return true }
             state.pending[UInt(bitPattern: connection)] = Pending(fd: fd, deadline: deadline)
-            guard state.armed.map({ deadline < $0 }) ?? true else { return (true, false) }
-            state.armed = deadline
-            return (true, true)
+            if state.armed.map({ deadline < $0 }) ?? true {
+                // Under the lock, so that arming and `expire` re-arming cannot cross.
+                state.armed = deadline
+                timer.value.schedule(deadline: deadline, leeway: .milliseconds(100))
+            }
+            return true
         }
-        if rearm { timer.value.schedule(deadline: deadline, leeway: .milliseconds(100)) }
-        return counted
     }
 
     /// A request head arrived on `connection`; returns whether it is another
@@ -145,7 +148,7 @@ final class ConnectionAdmission: Sendable {
     /// arms the timer for the next deadline (or not at all).
     private func expire() {
         let now = DispatchTime.now()
-        let (expired, next) = state.withLock { state -> (Int, DispatchTime?) in
+        let (expired, news) = state.withLock { state -> (Int, Bool) in
             var expired = 0
             for (key, pending) in state.pending where pending.deadline <= now {
                 // Under the lock: the descriptor is still MHD's (see above).
@@ -154,13 +157,16 @@ final class ConnectionAdmission: Sendable {
                 expired += 1
             }
             state.armed = state.pending.values.map(\.deadline).min()
-            return (expired, state.armed)
+            timer.value.schedule(deadline: state.armed ?? .distantFuture, leeway: .milliseconds(100))
+            guard expired > 0 else { return (0, false) }
+            let news = state.lastCut.map { now.uptimeNanoseconds - $0.uptimeNanoseconds > 60_000_000_000 } ?? true
+            if news { state.lastCut = now }
+            return (expired, news)
         }
-        timer.value.schedule(deadline: next ?? .distantFuture, leeway: .milliseconds(100))
-        if expired > 0 {
-            logger.info("media server port \(port): closed \(expired) connection(s) from hosts other than the receiver "
-                + "that sent no complete request within \(headDeadline) s")
-        }
+        guard expired > 0 else { return }
+        let message = "media server port \(port): closed \(expired) connection(s) from hosts other than the receiver "
+            + "that sent no complete request within \(headDeadline) s (a slow or stuck client, or a slowloris attack)"
+        if news { logger.info(message + "; more within a minute are logged at debug level") } else { logger.debug(message) }
     }
 
     /// The address bytes of an IPv4 or IPv6 socket address; an IPv4-mapped

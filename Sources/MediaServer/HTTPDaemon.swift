@@ -78,8 +78,9 @@ private let logMHD: cg_mhd_log_function = { _, message in
     guard let message else { return }
     let text = String(cString: message)
     // A port in use is reported (once per outage) by MediaServerService; MHD
-    // would repeat it at every retry.
-    if text.hasPrefix("Failed to bind") {
+    // would repeat it at every retry. A client that closes (or whose slow
+    // head is cut off, logged by ConnectionAdmission) is not the server's problem.
+    if text.hasPrefix("Failed to bind") || text.hasPrefix("Connection socket is closed when reading request") {
         logger.debug("libmicrohttpd: \(text)")
     } else {
         logger.notice("libmicrohttpd: \(text)")

@@ -77,7 +77,7 @@ public struct MediaServerService: Service {
                     }
                 } catch {
                     if Task.isCancelled { break loop }
-                    // Keep serving where we were (if anywhere); retry toward the latest address.
+                    // Retry toward the latest address (a new one also retries at once).
                     let message = "\(error); retrying"
                     problem.report(message, to: logger)
                     if reported != message {

@@ -91,7 +91,9 @@ eight_readers() {
 ttfb() { curl -s -o /dev/null -r 0-65535 -w '%{time_starttransfer}\n' "$1" | awk '{ printf "%.3f\n", $1 * 1000 }'; }
 
 # Interleaved, so that both servers see the same load from the rest of the machine.
-OURS_URL="http://127.0.0.1:$MPORT/0/movie.mp4"
+# The media server's URLs start with its per-boot token: the kernel's boot id without dashes.
+TOKEN=$(tr -d '-' < /proc/sys/kernel/random/boot_id)
+OURS_URL="http://127.0.0.1:$MPORT/$TOKEN/0/movie.mp4"
 LIGHTTPD_URL="http://127.0.0.1:$LPORT/movie.mp4"
 o_one=() l1=() o_eight=() l8=() o_ttfb=() lt=()
 for _ in $(seq "$RUNS"); do

@@ -35,7 +35,8 @@ static struct cg_mhd_logger shared_logger;
 
 struct MHD_Daemon *cg_mhd_start(const struct sockaddr *address, int ipv6, MHD_AccessHandlerCallback handler,
                                 void *handler_context, const struct cg_mhd_limits *limits,
-                                cg_mhd_log_function log, void *log_context) {
+                                MHD_AcceptPolicyCallback admit, MHD_NotifyConnectionCallback notify,
+                                void *admission_context, cg_mhd_log_function log, void *log_context) {
     shared_logger.function = log;
     shared_logger.context = log_context;
     unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
@@ -44,7 +45,8 @@ struct MHD_Daemon *cg_mhd_start(const struct sockaddr *address, int ipv6, MHD_Ac
     uint16_t port = 0;
     if (address->sa_family == AF_INET) port = ntohs(((const struct sockaddr_in *)address)->sin_port);
     else if (address->sa_family == AF_INET6) port = ntohs(((const struct sockaddr_in6 *)address)->sin6_port);
-    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_context,
+    return MHD_start_daemon(flags, port, admit, admission_context, handler, handler_context,
+                            MHD_OPTION_NOTIFY_CONNECTION, notify, admission_context,
                             MHD_OPTION_EXTERNAL_LOGGER, forward_log, &shared_logger,
                             MHD_OPTION_SOCK_ADDR, address,
                             MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
@@ -61,8 +63,26 @@ int cg_mhd_listen_fd(struct MHD_Daemon *daemon) {
     return info ? (int)info->listen_fd : -1;
 }
 
+const struct sockaddr *cg_mhd_client_address(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info ? info->client_addr : NULL;
+}
+
+int cg_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? (int)info->connect_fd : -1;
+}
+
 enum MHD_Result cg_mhd_refuse(void) {
     return MHD_NO;
+}
+
+enum MHD_Result cg_mhd_allow(void) {
+    return MHD_YES;
+}
+
+int cg_mhd_connection_started(enum MHD_ConnectionNotificationCode code) {
+    return code == MHD_CONNECTION_NOTIFY_STARTED;
 }
 
 const char *cg_mhd_request_header(struct MHD_Connection *connection, const char *name) {

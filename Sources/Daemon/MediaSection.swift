@@ -83,7 +83,19 @@ struct MediaService: Service {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
-        try await MediaServerService(server: server, receiverAddresses: addresses).run()
+        // A listen that fails (port in use) is retried by the service and shown in `status` meanwhile.
+        let gateway = self.gateway
+        let service = MediaServerService(server: server, receiverAddresses: addresses) { problem in
+            await gateway.setServiceProblem(problem, for: "media")
+        }
+        // Awaited, not deferred to a task: a reload's next instance may report anew.
+        do {
+            try await service.run()
+        } catch {
+            await gateway.setServiceProblem(nil, for: "media")
+            throw error
+        }
+        await gateway.setServiceProblem(nil, for: "media")
     }
 
     /// `192.168.1.20` of `192.168.1.20:8009`, `fe80::1` of `[fe80::1]:8009`; nil for a name.

@@ -13,37 +13,41 @@ import SystemSupport
 /// descriptor (MHD_create_response_from_fd_at_offset64), so no byte of media
 /// is copied through user space.
 final class HTTPDaemon: @unchecked Sendable {
-    /// Connection limits: a few receivers and phones, not the Internet.
-    struct Limits {
-        var connections: UInt32 = 64
-        var connectionsPerAddress: UInt32 = 16
-        /// Idle keep-alive connections are closed after this long.
-        var timeoutSeconds: UInt32 = 60
-        /// Per-connection buffer for the request head (and 414 beyond it).
-        var memoryPerConnection = 32 * 1024
-    }
-
     private let daemon: OpaquePointer
-    private let context: Unmanaged<MediaRequestHandler>
+    /// Retained until MHD_stop_daemon returned: MHD's thread calls into it until then.
+    private let context: Unmanaged<DaemonContext>
+    let admission: ConnectionAdmission
     let address: ListenAddress
 
     /// Starts listening on `address` (port 0: any free port).
-    init(address: ListenAddress, handler: MediaRequestHandler, limits: Limits = Limits()) throws {
-        let context = Unmanaged.passRetained(handler)
+    init(address: ListenAddress, handler: MediaRequestHandler, limits: ConnectionLimits, receiver: String?) throws {
+        let admission = ConnectionAdmission(othersLimit: limits.othersLimit, headDeadlineSeconds: limits.headDeadlineSeconds,
+                                            port: address.port)
+        admission.setReceiver(receiver)
+        let context = Unmanaged.passRetained(DaemonContext(handler: handler, admission: admission))
         var cLimits = cg_mhd_limits(connection_limit: limits.connections,
                                     per_ip_connection_limit: limits.connectionsPerAddress,
-                                    timeout_seconds: limits.timeoutSeconds,
+                                    timeout_seconds: limits.idleTimeoutSeconds,
                                     memory_limit: limits.memoryPerConnection, turbo: 1)
         let started = address.withSockaddr { sockaddr, _ in
-            cg_mhd_start(sockaddr, address.isIPv6 ? 1 : 0, accessHandler, context.toOpaque(), &cLimits, logMHD, nil)
+            cg_mhd_start(sockaddr, address.isIPv6 ? 1 : 0, accessHandler, context.toOpaque(), &cLimits,
+                         admitConnection, notifyConnection, context.toOpaque(), logMHD, nil)
         }
         guard let started else {
+            let reason = errno
             context.release()
+            admission.shutdown()
+            if reason == EADDRINUSE {
+                throw MediaServerError(.portInUse,
+                                       "port \(address.port) on \(address.urlHost) is in use by another program; stop that program "
+                                           + "or set [media] port to a free port")
+            }
             throw MediaServerError(.listenFailed,
-                                   "cannot listen on \(address) (\(String(cString: strerror(errno)))); is the port in use or the address not on this host?")
+                                   "cannot listen on \(address) (\(String(cString: strerror(reason)))); is the address not on this host?")
         }
         daemon = started
         self.context = context
+        self.admission = admission
         let fd = cg_mhd_listen_fd(started)
         self.address = (fd >= 0 ? ListenAddress.local(of: fd) : nil) ?? address
     }
@@ -52,7 +56,19 @@ final class HTTPDaemon: @unchecked Sendable {
     /// Blocks: call it from a Dispatch queue, not the cooperative pool.
     func stop() {
         MHD_stop_daemon(daemon)
+        admission.shutdown()
         context.release()
+    }
+}
+
+/// What MHD's callbacks are given: the request handler and the admission policy.
+private final class DaemonContext: Sendable {
+    let handler: MediaRequestHandler
+    let admission: ConnectionAdmission
+
+    init(handler: MediaRequestHandler, admission: ConnectionAdmission) {
+        self.handler = handler
+        self.admission = admission
     }
 }
 
@@ -60,14 +76,46 @@ private let logger = Logger(label: "media-server")
 
 private let logMHD: cg_mhd_log_function = { _, message in
     guard let message else { return }
-    logger.notice("libmicrohttpd: \(String(cString: message))")
+    let text = String(cString: message)
+    // A port in use is reported (once per outage) by MediaServerService; MHD
+    // would repeat it at every retry. A client that closes (or whose slow
+    // head is cut off, logged by ConnectionAdmission) is not the server's problem.
+    if text.hasPrefix("Failed to bind") || text.hasPrefix("Connection socket is closed when reading request") {
+        logger.debug("libmicrohttpd: \(text)")
+    } else {
+        logger.notice("libmicrohttpd: \(text)")
+    }
+}
+
+private let admitConnection: MHD_AcceptPolicyCallback = { cls, address, _ in
+    guard let cls else { return cg_mhd_refuse() }
+    let admission = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue().admission
+    return admission.admit(address) ? cg_mhd_allow() : cg_mhd_refuse()
+}
+
+/// Marks, in a connection's socket context, one counted as another host's.
+private let countedAsOther = 1
+
+private let notifyConnection: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
+    guard let cls, let connection, let socketContext else { return }
+    let admission = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue().admission
+    if cg_mhd_connection_started(code) != 0 {
+        if admission.started(connection, address: cg_mhd_client_address(connection), fd: cg_mhd_connection_fd(connection)) {
+            socketContext.pointee = UnsafeMutableRawPointer(bitPattern: countedAsOther)
+        }
+    } else if socketContext.pointee == UnsafeMutableRawPointer(bitPattern: countedAsOther) {
+        socketContext.pointee = nil
+        admission.closedOther(connection)
+    }
 }
 
 /// Called on MHD's thread for each request (once: nothing is uploaded to a
 /// read-only server, so the answer is queued on the first call).
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, _, _, _ in
     guard let cls, let connection, let url, let method else { return cg_mhd_refuse() }
-    let handler = Unmanaged<MediaRequestHandler>.fromOpaque(cls).takeUnretainedValue()
+    let context = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue()
+    let handler = context.handler
+    let fromOther = context.admission.requestArrived(connection, address: cg_mhd_client_address(connection))
     func header(_ name: String) -> String? {
         guard let value = cg_mhd_request_header(connection, name) else { return nil }
         return String(decoding: UnsafeRawBufferPointer(start: value, count: strlen(value)).prefix(1024), as: UTF8.self)
@@ -94,5 +142,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     for (name, value) in answer.headers {
         _ = MHD_add_response_header(response, name, value)
     }
+    // One request per connection for other hosts: their head deadline then covers every head.
+    if fromOther { _ = MHD_add_response_header(response, "Connection", "close") }
     return MHD_queue_response(connection, UInt32(answer.status), response)
 }

@@ -59,6 +59,19 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The numeric host of an IPv4 or IPv6 socket address, or nil.
+    static func host(of address: UnsafePointer<sockaddr>) -> String? {
+        let length: Int
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET: length = MemoryLayout<sockaddr_in>.size
+        case AF_INET6: length = MemoryLayout<sockaddr_in6>.size
+        default: return nil
+        }
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        guard getnameinfo(address, socklen_t(length), &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { return nil }
+        return String(nullTerminated: host)
+    }
+
     /// The address a socket is bound to (getsockname), or nil.
     static func local(of fd: Int32) -> ListenAddress? {
         var storage = sockaddr_storage()

@@ -8,14 +8,26 @@ import SystemSupport
 public final class MediaRequestHandler: Sendable {
     public let roots: MediaRoots
     public let planner: MediaResponsePlanner
+    /// Every target starts with `/<token>/` (see `MediaURLToken`); nil: no token.
+    public let urlToken: String?
     private let logger = Logger(label: "media-server")
 
-    public init(roots: MediaRoots, corsOrigin: String) {
+    public init(roots: MediaRoots, corsOrigin: String, urlToken: String? = nil) {
         self.roots = roots
         planner = MediaResponsePlanner(corsOrigin: corsOrigin)
+        self.urlToken = urlToken
     }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
+        var request = request
+        if let urlToken {
+            // Without the token nothing is answered but 404, and nothing is logged (a scan is not news).
+            guard let rest = MediaURLToken.strip(urlToken, from: request.target) else {
+                return error(404, headers: planner.corsHeaders)
+            }
+            // From here on the target is the part after the token: never logged with it.
+            request.target = rest
+        }
         switch request.method {
         case "GET", "HEAD":
             break

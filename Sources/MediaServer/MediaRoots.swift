@@ -29,6 +29,8 @@ public struct MediaRoots: Sendable, Equatable {
         case notFound
         /// A symlink (somewhere on the path) resolves outside the root.
         case outsideRoot
+        /// A symlink resolves to a hidden file, or into a hidden directory.
+        case hidden
         /// A directory, FIFO, socket or device.
         case notRegularFile
         /// Exists but cannot be opened (permissions, ...): errno.
@@ -37,7 +39,7 @@ public struct MediaRoots: Sendable, Equatable {
         public var status: Int {
             switch self {
             case .notFound: 404
-            case .outsideRoot, .notRegularFile, .unreadable: 403
+            case .outsideRoot, .hidden, .notRegularFile, .unreadable: 403
             }
         }
     }
@@ -51,6 +53,9 @@ public struct MediaRoots: Sendable, Equatable {
             return .failure(errno == EACCES ? .unreadable(EACCES) : .notFound)
         }
         guard MediaRoots.isInside(resolved, root: root) else { return .failure(.outsideRoot) }
+        // A symlink may lead to a hidden file or directory that could not be
+        // named directly: the resolved path obeys the same rule.
+        guard !MediaRoots.isHidden(resolved, below: root) else { return .failure(.hidden) }
         var info = stat()
         guard stat(resolved, &info) == 0 else { return .failure(.notFound) }
         guard info.st_mode & S_IFMT == S_IFREG else { return .failure(.notRegularFile) }
@@ -84,6 +89,12 @@ public struct MediaRoots: Sendable, Equatable {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
+    }
+
+    /// Whether a component of `path` below `root` (both resolved) starts
+    /// with a dot; the root's own path may have hidden components.
+    static func isHidden(_ path: String, below root: String) -> Bool {
+        path.dropFirst(root.count).split(separator: "/").contains { $0.hasPrefix(".") }
     }
 
     /// Whether `path` (resolved) is `root` itself or below it.

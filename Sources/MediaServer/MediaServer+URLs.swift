@@ -15,7 +15,7 @@ extension MediaServer {
         guard let endpoint else {
             throw MediaServerError(.notListening, "no URL for \(localPath) yet: the media server is not listening (no receiver known)")
         }
-        return "http://\(endpoint.urlHost):\(endpoint.port)\(path.target)"
+        return "http://\(endpoint.urlHost):\(endpoint.port)\(urlPrefix)\(path.target)"
     }
 
     /// The URL, Content-Type and sidecar subtitle tracks for `localPath`.

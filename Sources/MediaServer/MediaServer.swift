@@ -11,14 +11,18 @@ import SystemSupport
 ///
 /// It listens on one address: the one the receiver reaches the box by
 /// (`listen(towardReceiver:)`), re-chosen when the receiver moves. URLs for
-/// local files name that address: `http://ADDR:PORT/<root index>/<path>`,
-/// each path component percent-encoded (see `MediaRequestPath`).
+/// local files name that address: `http://ADDR:PORT/<token>/<root index>/<path>`,
+/// each path component percent-encoded (see `MediaRequestPath`), the token
+/// unguessable (see `MediaURLToken`).
 ///
 /// Starting and stopping the daemon block (bind, thread join), so they run on
 /// the server's own Dispatch queue, never on the cooperative pool.
 public final class MediaServer: @unchecked Sendable {
     public let settings: MediaServerSettings
     public let roots: MediaRoots
+    public let limits: ConnectionLimits
+    /// `/<token>`: the start of every media URL's path (see `MediaURLToken`).
+    public let urlPrefix: String
     private let handler: MediaRequestHandler
     private let queue = DispatchQueue(label: "media-server.lifecycle")
     private let logger = Logger(label: "media-server")
@@ -26,36 +30,53 @@ public final class MediaServer: @unchecked Sendable {
     private var daemon: HTTPDaemon?
     /// Readable from anywhere (URL building).
     private let current = Mutex<ListenAddress?>(nil)
+    /// The receiver's address, which keeps a share of the connections for itself
+    /// (see `ConnectionAdmission`). Confined to `queue`.
+    private var receiver: String?
 
     /// Validates the settings (roots must exist and be readable directories).
-    public init(settings: MediaServerSettings) throws {
+    public init(settings: MediaServerSettings, limits: ConnectionLimits = ConnectionLimits()) throws {
         self.settings = settings
+        self.limits = limits
         roots = try settings.validated()
-        handler = MediaRequestHandler(roots: roots, corsOrigin: settings.corsOrigin)
+        urlPrefix = "/" + MediaURLToken.current
+        handler = MediaRequestHandler(roots: roots, corsOrigin: settings.corsOrigin, urlToken: MediaURLToken.current)
     }
 
     /// Where the server listens now (the real port when 0 was configured), or nil.
     public var endpoint: ListenAddress? { current.withLock { $0 } }
 
+    /// Open connections from hosts other than the receiver (0 when not listening).
+    public func connectionsFromOthers() async -> Int {
+        (try? await onQueue { [self] in daemon?.admission.othersOpen ?? 0 }) ?? 0
+    }
+
     /// Listens on the source address of the route to `receiver` (a numeric
-    /// IP). Call again when the receiver's address changes: the server moves
-    /// only when the local address differs.
+    /// IP), and keeps connections in reserve for that address. Call again
+    /// when the receiver's address changes: the server moves only when the
+    /// local address differs.
     @discardableResult
     public func listen(towardReceiver receiver: String) async throws -> ListenAddress {
         let local = try await onQueue { try RouteSource.localAddress(toward: receiver) }
-        return try await listen(on: local)
+        return try await listen(on: local, receiver: receiver)
     }
 
     /// Listens on `host` (numeric), on the configured port. Keeps the running
     /// daemon when it already listens there; otherwise stops it and starts anew.
     @discardableResult
     public func listen(on host: String) async throws -> ListenAddress {
+        try await listen(on: host, receiver: nil)
+    }
+
+    private func listen(on host: String, receiver newReceiver: String?) async throws -> ListenAddress {
         guard let wanted = ListenAddress(host: host, port: settings.port) else {
             throw MediaServerError(.listenFailed, "cannot listen on '\(host)': not a numeric IP address")
         }
         return try await onQueue { [self] in
             dispatchPrecondition(condition: .onQueue(queue))
+            if let newReceiver { receiver = newReceiver }
             if let daemon, daemon.address.host == wanted.host, settings.port == 0 || daemon.address.port == settings.port {
+                daemon.admission.setReceiver(receiver)
                 return daemon.address
             }
             if let old = daemon {
@@ -64,7 +85,7 @@ public final class MediaServer: @unchecked Sendable {
                 current.withLock { $0 = nil }
                 logger.info("stopped listening on \(old.address)")
             }
-            let started = try HTTPDaemon(address: wanted, handler: handler)
+            let started = try HTTPDaemon(address: wanted, handler: handler, limits: limits, receiver: receiver)
             daemon = started
             current.withLock { $0 = started.address }
             logger.notice("serving \(roots.paths.joined(separator: ", ")) on http://\(started.address)/")

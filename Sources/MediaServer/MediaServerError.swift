@@ -7,6 +7,8 @@ public struct MediaServerError: Error, CustomStringConvertible, Sendable, Equata
         case badCORSOrigin = "bad-cors-origin"
         /// libmicrohttpd could not listen (address in use, not local, ...).
         case listenFailed = "listen-failed"
+        /// The configured port is taken by another program.
+        case portInUse = "port-in-use"
         /// No route (or no numeric address) toward the receiver.
         case routeUnavailable = "route-unavailable"
         /// A local file that is not under any root, or not servable.

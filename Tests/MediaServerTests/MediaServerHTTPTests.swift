@@ -26,7 +26,7 @@ final class MediaServerHTTPTests: XCTestCase {
         XCTAssertEqual(response.headers["content-length"], "200000")
         XCTAssertEqual(response.headers["content-type"], "video/mp4")
         // On the wire: the head, then nothing before the server closes.
-        let raw = try rawHTTP(port: fixture.port, Array("HEAD /0/video.mp4 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+        let raw = try rawHTTP(port: fixture.port, Array("HEAD \(fixture.server.urlPrefix)/0/video.mp4 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
         XCTAssertEqual(statusCode(of: raw), 200)
         let text = String(decoding: raw, as: UTF8.self)
         XCTAssertTrue(text.hasSuffix("\r\n\r\n"), "bytes after the head: \(raw.count)")
@@ -172,7 +172,7 @@ final class MediaServerHTTPTests: XCTestCase {
         let fixture = try await MediaFixture(test: self)
         let local = fixture.root.appendingPathComponent("Movies/Sub Dir/ä b+c.mkv").path
         let url = try fixture.server.url(forLocalPath: local)
-        XCTAssertEqual(url, "http://127.0.0.1:\(fixture.port)/0/Movies/Sub%20Dir/%C3%A4%20b%2Bc.mkv")
+        XCTAssertEqual(url, fixture.url("/0/Movies/Sub%20Dir/%C3%A4%20b%2Bc.mkv"))
         let response = try curl(url)
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(response.bodyText, "x")
@@ -190,11 +190,31 @@ final class MediaServerHTTPTests: XCTestCase {
         XCTAssertEqual(media.subtitles.map(\.language), [nil, "de"])
         XCTAssertEqual(media.subtitles.map(\.name), ["Subtitles", "German"])
         let track = try XCTUnwrap(media.subtitles.first?.url)
-        XCTAssertEqual(track, "http://127.0.0.1:\(fixture.port)/0/video.vtt")
+        XCTAssertEqual(track, fixture.url("/0/video.vtt"))
         let response = try curl(track)
         XCTAssertEqual(response.status, 200)
         XCTAssertTrue(response.bodyText.hasPrefix("WEBVTT"))
         XCTAssertEqual(response.headers["access-control-allow-origin"], "*")
+    }
+
+    func testNothingIsServedWithoutTheURLToken() async throws {
+        let fixture = try await MediaFixture(test: self)
+        let token = String(fixture.server.urlPrefix.dropFirst())
+        XCTAssertEqual(token.count, 32)
+        XCTAssertTrue(token.allSatisfy { $0.isHexDigit }, token)
+        let url = try fixture.server.url(forLocalPath: fixture.root.appendingPathComponent("video.mp4").path)
+        XCTAssertTrue(url.hasPrefix("http://127.0.0.1:\(fixture.port)/\(token)/0/"), url)
+        XCTAssertEqual(try curl(url).status, 200)
+        let base = "http://127.0.0.1:\(fixture.port)"
+        let wrong = String(token.dropLast()) + (token.last == "0" ? "1" : "0")
+        for target in ["/0/video.mp4", "/\(wrong)/0/video.mp4", "/\(token)", "/\(token)0/video.mp4", "/x/\(token)/0/video.mp4", "/"] {
+            for method in ["GET", "HEAD", "OPTIONS"] {
+                let response = try curl(base + target, method: method)
+                XCTAssertEqual(response.status, 404, "\(method) \(target)")
+                XCTAssertFalse(response.bodyText.contains("WEBVTT"))
+            }
+        }
+        XCTAssertEqual(try curl(base + "/\(token.uppercased())/0/video.vtt").status, 404, "the token is exact")
     }
 
     func testListenAgainMovesOnlyWhenTheAddressChanges() async throws {
@@ -203,7 +223,7 @@ final class MediaServerHTTPTests: XCTestCase {
         XCTAssertEqual(same.port, fixture.port, "same address: the daemon keeps running")
         let moved = try await fixture.server.listen(towardReceiver: "127.0.0.2")
         XCTAssertEqual(moved.host, "127.0.0.1", "the route to 127.0.0.2 leaves from 127.0.0.1 on loopback")
-        let response = try curl("http://127.0.0.1:\(moved.port)/0/video.vtt")
+        let response = try curl("http://127.0.0.1:\(moved.port)\(fixture.server.urlPrefix)/0/video.vtt")
         XCTAssertEqual(response.status, 200)
         await fixture.server.stop()
         XCTAssertNil(fixture.server.endpoint)

@@ -1,4 +1,6 @@
+import Foundation
 import MediaServer
+import Synchronization
 import SystemSupport
 import TestSupport
 import XCTest
@@ -19,14 +21,86 @@ final class MediaServerServiceTests: XCTestCase {
         let listening = await eventually { fixture.server.endpoint != nil }
         XCTAssertTrue(listening)
         let port = try XCTUnwrap(fixture.server.endpoint?.port)
-        XCTAssertEqual(try curl("http://127.0.0.1:\(port)/0/video.vtt").status, 200)
+        XCTAssertEqual(try curl("http://127.0.0.1:\(port)\(fixture.server.urlPrefix)/0/video.vtt").status, 200)
 
         feed.finish()  // no more addresses: keeps serving
-        XCTAssertEqual(try curl("http://127.0.0.1:\(port)/0/video.vtt").status, 200)
+        XCTAssertEqual(try curl("http://127.0.0.1:\(port)\(fixture.server.urlPrefix)/0/video.vtt").status, 200)
 
         running.cancel()
         try await running.value
         XCTAssertNil(fixture.server.endpoint)
-        XCTAssertEqual(try runTool("curl", ["-sS", "--max-time", "5", "http://127.0.0.1:\(port)/0/video.vtt"]).status, 7)
+        XCTAssertEqual(try runTool("curl", ["-sS", "--max-time", "5", "http://127.0.0.1:\(port)\(fixture.server.urlPrefix)/0/video.vtt"]).status, 7)
     }
+
+    func testATakenPortIsRetriedWithBackoffAndReportedOnceUntilItFrees() async throws {
+        // Another program holds the port (no SO_REUSEPORT, so it cannot be shared).
+        let blocker = try listeningSocket()
+        var blockerOpen = true
+        defer { if blockerOpen { close(blocker.fd) } }
+        let fixture = try await MediaFixture(test: self)
+        await fixture.server.stop()
+        let server = try MediaServer(settings: MediaServerSettings(roots: [fixture.root.path], port: blocker.port))
+        let clock = ManualTimeSource()
+        let reports = Mutex<[String?]>([])
+        let (addresses, feed) = AsyncStream<String>.makeStream()
+        let service = MediaServerService(server: server, receiverAddresses: addresses, clock: clock) { problem in
+            reports.withLock { $0.append(problem) }
+        }
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+
+        feed.yield("127.0.0.1")
+        let reported = await eventually { !reports.withLock { $0 }.isEmpty }
+        XCTAssertTrue(reported)
+        let problem = try XCTUnwrap(reports.withLock { $0 }.first ?? nil)
+        XCTAssertTrue(problem.contains("port \(blocker.port) on 127.0.0.1 is in use by another program"), problem)
+        XCTAssertTrue(problem.contains("[media] port"), "says what to do: \(problem)")
+        XCTAssertNil(server.endpoint)
+
+        // Retries on the clock (backoff: about 1 s, then 2 s, ...) fail the same way: no new report.
+        for _ in 0..<3 {
+            let waiting = await eventually { clock.sleeperCount == 1 }
+            XCTAssertTrue(waiting, "no retry scheduled")
+            await clock.advance(by: .seconds(40), step: .seconds(1))
+        }
+        let waiting = await eventually { clock.sleeperCount == 1 }
+        XCTAssertTrue(waiting, "no retry scheduled")
+        XCTAssertEqual(reports.withLock { $0 }.count, 1, "one outage, one report: \(reports.withLock { $0 })")
+        XCTAssertNil(server.endpoint)
+
+        // The port frees up: the next retry serves, and the problem is cleared.
+        close(blocker.fd)
+        blockerOpen = false
+        await clock.advance(by: .seconds(40), step: .seconds(1))
+        let serving = await eventually { server.endpoint != nil }
+        XCTAssertTrue(serving)
+        XCTAssertEqual(server.endpoint?.port, blocker.port)
+        let cleared = await eventually { reports.withLock { $0 }.last == .some(nil) }
+        XCTAssertTrue(cleared, "\(reports.withLock { $0 })")
+        XCTAssertEqual(reports.withLock { $0 }.count, 2)
+        XCTAssertEqual(try curl("http://127.0.0.1:\(blocker.port)\(server.urlPrefix)/0/video.vtt").status, 200)
+
+        running.cancel()
+        try await running.value
+        XCTAssertNil(server.endpoint)
+    }
+}
+
+/// A TCP socket listening on 127.0.0.1 on a free port, as another program would hold it.
+private func listeningSocket() throws -> (fd: Int32, port: UInt16) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw ToolError("socket: \(String(cString: strerror(errno)))") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 8) == 0
+            && getsockname(fd, $0, &length) == 0 }
+    }
+    guard bound else {
+        close(fd)
+        throw ToolError("cannot hold a port on 127.0.0.1: \(String(cString: strerror(errno)))")
+    }
+    return (fd, UInt16(bigEndian: address.sin_port))
 }

@@ -65,6 +65,27 @@ final class MediaServerTraversalTests: XCTestCase {
         XCTAssertEqual(watch.events(), [], "something opened or read the directory outside the root")
     }
 
+    func testSymlinksToHiddenFilesAndIntoHiddenDirectoriesAreRefused() throws {
+        // Named directly they are refused (403); behind a visible symlink they must be too.
+        let root = fixture.root
+        let fm = FileManager.default
+        try fm.createDirectory(at: root.appendingPathComponent(".private"), withIntermediateDirectories: true)
+        try Data("secret".utf8).write(to: root.appendingPathComponent(".private/diary.mp4"))
+        try fm.createSymbolicLink(atPath: root.appendingPathComponent("visible.mp4").path, withDestinationPath: ".hidden.mp4")
+        try fm.createSymbolicLink(atPath: root.appendingPathComponent("open").path, withDestinationPath: ".private")
+        try fm.createSymbolicLink(atPath: root.appendingPathComponent("Movies/up.mp4").path,
+                                  withDestinationPath: "../.private/diary.mp4")
+        for target in ["/0/visible.mp4", "/0/open/diary.mp4", "/0/Movies/up.mp4", "/0/.private/diary.mp4"] {
+            let response = try curl(fixture.url(target))
+            XCTAssertEqual(response.status, 403, target)
+            XCTAssertFalse(response.bodyText.contains("hidden") || response.bodyText.contains("secret"), target)
+        }
+        for link in ["visible.mp4", "open/diary.mp4", "Movies/up.mp4"] {
+            XCTAssertFalse(fixture.server.canServe(root.appendingPathComponent(link).path), link)
+        }
+        try assertStatus("/0/alias.mp4", 200)  // a symlink to a visible file is still fine
+    }
+
     func testTheCanaryWatchSeesAnOpen() throws {
         // The watch used above can fail: reading the canary shows up.
         _ = try Data(contentsOf: fixture.canary)
@@ -89,11 +110,12 @@ final class MediaServerTraversalTests: XCTestCase {
         // C string, so a raw NUL ends it there ("/0/nope": 404) unless the
         // library refuses the line itself (400); either way the part after
         // the NUL is never looked at.
+        let token = fixture.server.urlPrefix
         let attempts: [[UInt8]] = [
-            Array("GET /0/nope".utf8) + [0] + Array("/../../outside/canary.mp4 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
-            Array("GET /0/../outside/canary.mp4 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
-            Array("GET /0/%2e%2e/outside/canary.mp4 HTTP/1.0\r\n\r\n".utf8),
-            Array("GET http://x/0/../outside/canary.mp4 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
+            Array("GET \(token)/0/nope".utf8) + [0] + Array("/../../outside/canary.mp4 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
+            Array("GET \(token)/0/../outside/canary.mp4 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
+            Array("GET \(token)/0/%2e%2e/outside/canary.mp4 HTTP/1.0\r\n\r\n".utf8),
+            Array("GET http://x\(token)/0/../outside/canary.mp4 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
         ]
         for request in attempts {
             let response = try rawHTTP(port: fixture.port, request)

@@ -62,10 +62,18 @@ struct cg_mhd_limits {
 
 /// MHD_start_daemon with one internal thread blocking in epoll (poll where
 /// epoll is missing), listening on `address` (its port may be 0), with the
-/// request target passed to `handler` still percent-encoded. NULL on failure.
+/// request target passed to `handler` still percent-encoded, new connections
+/// offered to `admit` and their start and end told to `notify`. NULL on failure.
 struct MHD_Daemon *cg_mhd_start(const struct sockaddr *address, int ipv6, MHD_AccessHandlerCallback handler,
                                 void *handler_context, const struct cg_mhd_limits *limits,
-                                cg_mhd_log_function log, void *log_context);
+                                MHD_AcceptPolicyCallback admit, MHD_NotifyConnectionCallback notify,
+                                void *admission_context, cg_mhd_log_function log, void *log_context);
+
+/// The peer address of a connection (MHD_get_connection_info is variadic), or NULL.
+const struct sockaddr *cg_mhd_client_address(struct MHD_Connection *connection);
+
+/// The socket of a connection, or -1.
+int cg_mhd_connection_fd(struct MHD_Connection *connection);
 
 /// The daemon's listening socket (for getsockname), or -1.
 int cg_mhd_listen_fd(struct MHD_Daemon *daemon);
@@ -75,6 +83,12 @@ int cg_mhd_listen_fd(struct MHD_Daemon *daemon);
 
 /// MHD_NO: close the connection without an answer.
 enum MHD_Result cg_mhd_refuse(void);
+
+/// MHD_YES: accept the connection.
+enum MHD_Result cg_mhd_allow(void);
+
+/// 1 for MHD_CONNECTION_NOTIFY_STARTED, 0 for MHD_CONNECTION_NOTIFY_CLOSED.
+int cg_mhd_connection_started(enum MHD_ConnectionNotificationCode code);
 
 /// A request header (case-insensitive name), or NULL.
 const char *cg_mhd_request_header(struct MHD_Connection *connection, const char *name);

@@ -15,7 +15,7 @@ final class MediaFixture {
 
     static let canaryText = "CANARY-outside-the-root-must-never-be-served"
 
-    init(test: XCTestCase, corsOrigin: String = "*") async throws {
+    init(test: XCTestCase, corsOrigin: String = "*", limits: ConnectionLimits = ConnectionLimits()) async throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("cast-gateway-test-media-\(UUID().uuidString)")
         root = base.appendingPathComponent("root")
         outside = base.appendingPathComponent("outside")
@@ -34,7 +34,7 @@ final class MediaFixture {
         for ext in ["webm", "mkv", "mp3", "aac", "m4a", "flac", "jpg", "jpeg", "png", "m3u8", "ts", "bin"] {
             try Data("x".utf8).write(to: root.appendingPathComponent("sample.\(ext)"))
         }
-        server = try MediaServer(settings: MediaServerSettings(roots: [root.path], port: 0, corsOrigin: corsOrigin))
+        server = try MediaServer(settings: MediaServerSettings(roots: [root.path], port: 0, corsOrigin: corsOrigin), limits: limits)
         let base = self.base
         let server = self.server
         test.addTeardownBlock {
@@ -44,5 +44,6 @@ final class MediaFixture {
         port = try await server.listen(on: "127.0.0.1").port
     }
 
-    func url(_ target: String) -> String { "http://127.0.0.1:\(port)\(target)" }
+    /// The URL of `target` (`/0/video.mp4`), behind the server's token.
+    func url(_ target: String) -> String { "http://127.0.0.1:\(port)\(server.urlPrefix)\(target)" }
 }

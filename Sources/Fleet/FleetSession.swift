@@ -188,7 +188,6 @@ final class FleetSession {
         epoch += 1
         connectedSince = service.timeSource.now
         // The backoff and the problem are reset only once this connection proves stable.
-        service.update(FleetStatus(connected: true, problem: takeover))
         let feed = self.feed, time = service.timeSource, epoch = self.epoch
         group.addTask {
             guard (try? await time.sleep(for: FleetSession.stablePeriod)) != nil else { return }
@@ -206,6 +205,8 @@ final class FleetSession {
             dirty = true
             flushIfDue(in: &group)
         }
+        // Last: whoever sees "connected" sees the announcements already queued.
+        service.update(FleetStatus(connected: true, problem: takeover))
     }
 
     /// The connection stayed up: the next failure starts the backoff from the beginning.

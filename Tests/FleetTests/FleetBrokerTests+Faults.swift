@@ -180,6 +180,7 @@ extension FleetBrokerTests {
         }
         // Doubling delays from 1 s (±50 %) allow about 12 connections in 90 s; resetting at every CONNACK, about 70.
         XCTAssertLessThanOrEqual(connections(), 24, broker.log)
+        print("two gateways, one room: \(connections()) connections in 90 s")
         let problem = "another gateway uses room 214 on mqtt://127.0.0.1:\(broker.port) (same client id 214)"
         XCTAssertTrue(first.statuses.all.contains { $0.problem?.contains(problem) == true }, "\(first.statuses.all)")
         XCTAssertTrue(second.statuses.all.contains { $0.problem?.contains(problem) == true }, "\(second.statuses.all)")

@@ -35,6 +35,7 @@ extension FleetBrokerTests {
         XCTAssertTrue(answered, replies.output)
         let peak = try memory("VmHWM")
         XCTAssertLessThan(peak - before, 5 << 20, "peak RSS grew by \(peak - before) bytes for a 40 MB message")
+        print("a 40 MB command: peak RSS +\((peak - before) >> 10) KiB")
         XCTAssertEqual(replies.lines, [#"castgw/r1/reply {"id":"after","ok":true,"lines":["ok: pause"]}"#])
         XCTAssertEqual(fleet.handler.received, ["pause"])
         XCTAssertTrue(fleet.service.status.connected)
@@ -221,6 +222,7 @@ extension FleetBrokerTests {
         try await Task.sleep(for: .seconds(2))  // the measuring window, not a synchronisation
         let used = cpuSeconds() - start
         XCTAssertLessThan(used, 0.5, "\(used) s of CPU in 2 s \(when)", file: file, line: line)
+        print("CPU \(when): \(used) s in 2 s")
     }
 
     /// User plus system CPU time of this process.

@@ -15,6 +15,10 @@ final class FleetSession {
         case reconnectDue
         case flushDue
         case replied(FleetCommandRequest, FleetReply)
+        /// The connection numbered `epoch` may have stayed up long enough to count as stable.
+        case stableDue(epoch: Int)
+        /// The oldest held command may have waited its full `command-wait`.
+        case heldDue
     }
 
     enum Connection: Equatable {
@@ -32,9 +36,25 @@ final class FleetSession {
     private let feed: AsyncStream<Input>.Continuation
     private let commands: AsyncStream<FleetCommandRequest>
     private let commandFeed: AsyncStream<FleetCommandRequest>.Continuation
+    /// Read-only commands (`status`...): never wait behind held ones.
+    private let queries: AsyncStream<FleetCommandRequest>
+    private let queryFeed: AsyncStream<FleetCommandRequest>.Continuation
 
     private var connection = Connection.waiting
     private var attempts = 0
+    /// When the current connection's CONNACK came, and which one it is.
+    private var connectedSince: Duration?
+    private var epoch = 0
+    /// Set when another box with our client id took the connection over;
+    /// shown (even while connected) until a connection stays up for `stablePeriod`.
+    private var takeover: String?
+    /// Connections in a row that the broker ended soon after accepting them
+    /// (reconnecting at once each time): what a takeover looks like without a reason code.
+    private var shortLived = 0
+    /// Commands that need the receiver, held while it is not connected (and
+    /// any command behind them, to keep the order), oldest first.
+    private var held: [(request: FleetCommandRequest, needsReceiver: Bool, deadline: Duration)] = []
+    private var heldTimerArmed = false
     private var backoff = Backoff(initial: .seconds(1), maximum: .seconds(60), jitter: 0.5)
     private var recurring = RecurringProblem()
     private var latest: GatewayState?
@@ -45,6 +65,12 @@ final class FleetSession {
 
     /// Commands waiting for the handler; more are refused, not queued without bound.
     static let commandQueueLimit = 64
+    /// A connection counts as working (the backoff starts again from its first
+    /// delay) only after staying up this long: longer than the longest backoff
+    /// delay, so two boxes kicking each other off keep backing off.
+    static let stablePeriod: Duration = .seconds(120)
+    /// Short-lived connections in a row that count as another box with our client id.
+    static let takeoverSuspicion = 3
 
     init(service: FleetService, client: any MQTTClient) {
         self.service = service
@@ -53,12 +79,14 @@ final class FleetSession {
         (inputs, feed) = AsyncStream.makeStream(of: Input.self)
         (commands, commandFeed) = AsyncStream.makeStream(of: FleetCommandRequest.self,
                                                          bufferingPolicy: .bufferingOldest(FleetSession.commandQueueLimit))
+        (queries, queryFeed) = AsyncStream.makeStream(of: FleetCommandRequest.self,
+                                                      bufferingPolicy: .bufferingOldest(FleetSession.commandQueueLimit))
     }
 
     func run() async {
         await withDiscardingTaskGroup { group in
             let feed = self.feed, client = self.client, states = service.states, handler = service.handler
-            let commands = self.commands
+            let commands = self.commands, queries = self.queries
             group.addTask {
                 for await state in states() { feed.yield(.state(state)) }
             }
@@ -72,12 +100,19 @@ final class FleetSession {
                     feed.yield(.replied(request, reply))
                 }
             }
+            group.addTask {
+                for await request in queries {
+                    let reply = await handler.run(request.line)
+                    feed.yield(.replied(request, reply))
+                }
+            }
             startAttempt(in: &group)
             for await input in inputs {
                 handle(input, in: &group)
             }
             // Cancelled: say goodbye (a clean DISCONNECT suppresses the Last Will).
             commandFeed.finish()
+            queryFeed.finish()
             let goodbye = connection == .connected
                 ? MQTTMessage(topic: topics.availability, text: "offline", qos: 1, retain: true) : nil
             await client.disconnect(after: goodbye)
@@ -90,6 +125,7 @@ final class FleetSession {
         switch input {
         case .state(let state):
             latest = state
+            releaseHeld(in: &group)
             if state != published {
                 dirty = true
                 flushIfDue(in: &group)
@@ -106,7 +142,7 @@ final class FleetSession {
                 failed(error ?? MQTTError(.connectionLost, "the MQTT broker \(service.settings.broker) closed the connection"), in: &group)
             }
         case .mqtt(.message(let message)):
-            received(message)
+            received(message, in: &group)
         case .attemptFailed(let attempt, let error):
             if connection == .connecting(attempt: attempt) { failed(error, in: &group) }
         case .connectTimedOut(let attempt):
@@ -117,6 +153,11 @@ final class FleetSession {
             if connection == .waiting { startAttempt(in: &group) }
         case .replied(let request, let reply):
             publishReply(id: request.id, ok: reply.ok, lines: scrubbed(reply.lines, for: request.line))
+        case .stableDue(let epoch):
+            if epoch == self.epoch, connection == .connected { stable() }
+        case .heldDue:
+            heldTimerArmed = false
+            releaseHeld(in: &group)
         }
     }
 
@@ -144,9 +185,14 @@ final class FleetSession {
 
     private func connected(sessionPresent: Bool, in group: inout DiscardingTaskGroup) {
         connection = .connected
-        backoff.reset()
-        recurring.clear()
-        service.update(FleetStatus(connected: true, problem: nil))
+        epoch += 1
+        connectedSince = service.timeSource.now
+        // The backoff and the problem are reset only once this connection proves stable.
+        let feed = self.feed, time = service.timeSource, epoch = self.epoch
+        group.addTask {
+            guard (try? await time.sleep(for: FleetSession.stablePeriod)) != nil else { return }
+            feed.yield(.stableDue(epoch: epoch))
+        }
         let settings = service.settings
         logger.notice("connected to \(settings.broker) as room \(settings.room) (client id \(settings.clientID)\(sessionPresent ? ", session resumed" : ""))")
         // Subscribed on every connection: the broker may have lost the session.
@@ -159,11 +205,50 @@ final class FleetSession {
             dirty = true
             flushIfDue(in: &group)
         }
+        // Last: whoever sees "connected" sees the announcements already queued.
+        service.update(FleetStatus(connected: true, problem: takeover))
+    }
+
+    /// The connection stayed up: the next failure starts the backoff from the beginning.
+    private func stable() {
+        backoff.reset()
+        recurring.clear()
+        shortLived = 0
+        if takeover != nil {
+            takeover = nil
+            logger.notice("the connection to \(service.settings.broker) has stayed up for \(FleetSession.stablePeriod.secondsText): no other gateway with room \(service.settings.room) seen since")
+            service.update(FleetStatus(connected: true, problem: nil))
+        }
     }
 
     private func failed(_ error: MQTTError, in group: inout DiscardingTaskGroup) {
         connection = .waiting
+        let now = service.timeSource.now
+        if let since = connectedSince {
+            if now - since >= FleetSession.stablePeriod {
+                stable()
+            } else if error.code == .connectionLost || error.code == .sessionTakenOver {
+                shortLived += 1
+            }
+        } else {
+            shortLived = 0  // the broker itself was away: not a takeover
+        }
+        connectedSince = nil
+        var error = error
+        let hadTakeover = takeover != nil
+        let settings = service.settings
+        let room = "another gateway uses room \(settings.room) on \(settings.broker) (same client id \(settings.clientID))"
+        let fix = "give each box its own room = NAME in [mqtt] (cloned SD cards share the host name)"
+        if error.code == .sessionTakenOver {
+            error = MQTTError(.sessionTakenOver, "\(room): the broker handed this connection to it (MQTT reason: session taken over); \(fix)")
+            takeover = error.message
+        } else if shortLived >= FleetSession.takeoverSuspicion {
+            // Brokers before mosquitto 2.0.15 close the old connection without saying why.
+            error = MQTTError(.sessionTakenOver, "\(room), most likely: the broker closed the connection \(shortLived) times within moments of accepting it; \(fix)")
+            takeover = error.message
+        }
         service.update(FleetStatus(connected: false, problem: error.message))
+        if takeover != nil, !hadTakeover { recurring.clear() }  // a warning, once
         recurring.report(error.message, to: logger)
         let delay = backoff.nextDelay()
         logger.debug("next MQTT connection attempt in \(delay.secondsText)")
@@ -207,7 +292,7 @@ final class FleetSession {
 
     // MARK: Commands
 
-    private func received(_ message: MQTTMessage) {
+    private func received(_ message: MQTTMessage, in group: inout DiscardingTaskGroup) {
         let settings = service.settings
         if settings.haDiscovery, message.topic == HomeAssistantDiscovery.statusTopic(settings) {
             // Home Assistant restarted: send the configs again in case its broker forgot them.
@@ -239,9 +324,67 @@ final class FleetSession {
             return
         }
         logger.info("command on \(message.topic): \(shown)")
-        if case .dropped = commandFeed.yield(request) {
-            publishReply(id: request.id, ok: false,
-                         lines: ["error: \(FleetSession.commandQueueLimit) commands are already waiting; try again later"])
+        let kind = service.handler.kind(of: request.line)
+        if kind == .query {
+            enqueue(request, on: queryFeed)
+            return
+        }
+        if held.isEmpty, kind == .local || receiverConnected || settings.commandWait <= .zero {
+            enqueue(request, on: commandFeed)
+            return
+        }
+        guard held.count < FleetSession.commandQueueLimit else {
+            refuseBusy(request)
+            return
+        }
+        if kind == .needsReceiver {
+            logger.info("\(shown) waits for the receiver (link \(latest?.link.name ?? "unknown"), up to \(settings.commandWait.components.seconds) s)")
+        }
+        held.append((request, kind == .needsReceiver, service.timeSource.now + settings.commandWait))
+        armHeldTimer(in: &group)
+    }
+
+    private var receiverConnected: Bool { latest?.link == .connected }
+
+    private func enqueue(_ request: FleetCommandRequest, on feed: AsyncStream<FleetCommandRequest>.Continuation) {
+        if case .dropped = feed.yield(request) { refuseBusy(request) }
+    }
+
+    private func refuseBusy(_ request: FleetCommandRequest) {
+        publishReply(id: request.id, ok: false,
+                     lines: ["error: \(FleetSession.commandQueueLimit) commands are already waiting; try again later"])
+    }
+
+    /// Runs the held commands that may run now, in order; expires the ones
+    /// that waited `command-wait` for the receiver in vain.
+    private func releaseHeld(in group: inout DiscardingTaskGroup) {
+        let now = service.timeSource.now
+        while let first = held.first {
+            if first.needsReceiver, !receiverConnected {
+                guard now >= first.deadline else { break }
+                held.removeFirst()
+                let wait = "\(service.settings.commandWait.components.seconds) s"
+                let link = latest?.link.name ?? "unknown"
+                logger.info("\(FleetCommandPayload.redacted(first.request.line)) not run: the receiver was not connected within \(wait)")
+                publishReply(id: first.request.id, ok: false, lines: [
+                    "error: not run: the receiver was not connected within \(wait) of the command (link: \(link)); send it again once status shows the link connected",
+                ])
+                continue
+            }
+            held.removeFirst()
+            enqueue(first.request, on: commandFeed)
+        }
+        armHeldTimer(in: &group)
+    }
+
+    private func armHeldTimer(in group: inout DiscardingTaskGroup) {
+        guard !heldTimerArmed, let first = held.first, first.needsReceiver else { return }
+        heldTimerArmed = true
+        let wait = max(first.deadline - service.timeSource.now, .zero)
+        let feed = self.feed, time = service.timeSource
+        group.addTask {
+            guard (try? await time.sleep(for: wait)) != nil else { return }
+            feed.yield(.heldDue)
         }
     }
 

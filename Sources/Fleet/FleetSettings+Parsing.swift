@@ -2,7 +2,7 @@ extension FleetSettings {
     /// Every key `parse` accepts, in the order the README lists them.
     public static let keys = ["broker", "ca-file", "cert-file", "key-file", "username", "password-file", "room",
                               "client-id", "topic-prefix", "keepalive", "groups", "allow-credentials", "ha-discovery",
-                              "ha-prefix", "ha-presets"]
+                              "ha-prefix", "ha-presets", "command-wait"]
 
     /// Builds settings from the `[mqtt]` section's `key = value` pairs.
     /// Errors name the key; the caller adds file and line. The password file
@@ -72,6 +72,12 @@ extension FleetSettings {
         }
         if let presets = text("ha-presets") {
             settings.haPresets = try parsePresets(presets)
+        }
+        if let wait = text("command-wait") {
+            guard let seconds = Int(wait), (0...3600).contains(seconds) else {
+                throw FleetSettingsError(key: "command-wait", "'\(wait)' must be a whole number of seconds from 0 to 3600")
+            }
+            settings.commandWait = .seconds(seconds)
         }
 
         // TLS files and credentials.

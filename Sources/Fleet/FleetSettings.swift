@@ -48,6 +48,10 @@ public struct FleetSettings: Sendable, Equatable {
     public var haPrefix: String
     /// Preset numbers (0...9) that get a button in Home Assistant.
     public var haPresets: [Int]
+    /// How long a command that needs the receiver waits for the Cast link
+    /// (one sent during an outage arrives at reconnect); zero: not at all.
+    public var commandWait: Duration = FleetSettings.defaultCommandWait
+    public static let defaultCommandWait: Duration = .seconds(120)
 
     public init(broker: Broker, room: String, clientID: String? = nil, topicPrefix: String = "castgw",
                 keepalive: Int = 60, groups: [String] = [], caFile: String? = nil, certFile: String? = nil,

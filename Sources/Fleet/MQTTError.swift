@@ -14,6 +14,10 @@ public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
         case refused = "mqtt-refused"
         /// An established connection was lost.
         case connectionLost = "mqtt-connection-lost"
+        /// Another client with our client id took the connection over (MQTT 5 reason 0x8E).
+        case sessionTakenOver = "mqtt-session-taken-over"
+        /// Something listens on the broker's port but does not answer MQTT.
+        case notMQTT = "mqtt-not-a-broker"
         /// No CONNACK within the connect timeout.
         case timeout = "mqtt-timeout"
     }

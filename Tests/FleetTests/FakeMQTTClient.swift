@@ -46,10 +46,15 @@ final class FakeMQTTClient: MQTTClient, Sendable {
 final class RecordingHandler: FleetCommandHandler {
     private let lines = Mutex<[String]>([])
     let reply: @Sendable (String) -> FleetReply
+    let kinds: @Sendable (String) -> FleetCommandKind
 
-    init(reply: @escaping @Sendable (String) -> FleetReply = { FleetReply(ok: true, lines: ["ok: \($0)"]) }) {
+    init(reply: @escaping @Sendable (String) -> FleetReply = { FleetReply(ok: true, lines: ["ok: \($0)"]) },
+         kinds: @escaping @Sendable (String) -> FleetCommandKind = { _ in .local }) {
         self.reply = reply
+        self.kinds = kinds
     }
+
+    func kind(of line: String) -> FleetCommandKind { kinds(line) }
 
     func run(_ line: String) async -> FleetReply {
         lines.withLock { $0.append(line) }

@@ -17,10 +17,10 @@ final class FleetServiceTests: XCTestCase {
     private var service: FleetService!
     private let statuses = Recorded<FleetStatus>()
 
-    private func start(_ configure: (inout FleetSettings) -> Void = { _ in }) async {
+    private func start(handler: RecordingHandler = RecordingHandler(), _ configure: (inout FleetSettings) -> Void = { _ in }) async {
         clock = ManualTimeSource()
         client = FakeMQTTClient()
-        handler = RecordingHandler()
+        self.handler = handler
         var settings = FleetSettings(broker: .init(host: "127.0.0.1", port: 1883, tls: false), room: "r1", groups: ["floor3"])
         configure(&settings)
         let (states, feed) = AsyncStream.makeStream(of: GatewayState.self)
@@ -165,6 +165,39 @@ final class FleetServiceTests: XCTestCase {
         await clock.advance(by: .seconds(4))
         let retried = await eventually { self.client.connectCalls == 3 }
         XCTAssertTrue(retried)
+    }
+
+    /// A broker that says why (MQTT 5 reason 0x8E, mosquitto 2.0.15 and later):
+    /// the first takeover is named at once, stays shown while the room is
+    /// connected again, and clears once a connection has stayed up 2 minutes.
+    func testASessionTakenOverIsNamedAtOnceAndClearsOnceTheConnectionStaysUp() async {
+        await start()
+        await connect()
+        client.emit(.disconnected(MQTTError(.sessionTakenOver, "another MQTT client ... took over this connection")))
+        let named = await eventually { self.service.status.problem?.hasPrefix("another gateway uses room r1 on mqtt://127.0.0.1:1883 (same client id r1)") == true }
+        XCTAssertTrue(named, "\(service.status)")
+        await clock.advance(by: .seconds(2))
+        let again = await eventually { self.client.connectCalls == 2 }
+        XCTAssertTrue(again)
+        client.emit(.connected(sessionPresent: true))
+        let shown = await eventually { self.service.status.connected }
+        XCTAssertTrue(shown)
+        XCTAssertEqual(service.status.problem?.hasPrefix("another gateway uses room r1"), true, "shown while connected")
+        await clock.advance(by: .seconds(121), step: .seconds(1))
+        let cleared = await eventually { self.service.status == FleetStatus(connected: true, problem: nil) }
+        XCTAssertTrue(cleared, "\(service.status)")
+    }
+
+    /// `command-wait = 0`: a command that needs the receiver runs at once, as before.
+    func testACommandWaitOfZeroRunsCommandsAtOnce() async {
+        await start(handler: RecordingHandler(kinds: { _ in .needsReceiver })) { $0.commandWait = .zero }
+        await connect()
+        var away = GatewayState()
+        away.link = .connecting
+        stateFeed.yield(away)
+        client.emit(.message(MQTTMessage(topic: "castgw/r1/cmd", text: "pause")))
+        let ran = await eventually { self.handler.received == ["pause"] }
+        XCTAssertTrue(ran, "\(handler.received)")
     }
 
     func testCommandsRunInOrderAndAreAnswered() async {

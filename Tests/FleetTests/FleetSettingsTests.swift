@@ -46,6 +46,7 @@ final class FleetSettingsTests: XCTestCase {
         XCTAssertTrue(settings.haDiscovery)
         XCTAssertEqual(settings.haPrefix, "homeassistant")
         XCTAssertEqual(settings.haPresets, Array(0...9))
+        XCTAssertEqual(settings.commandWait, .seconds(120))
         XCTAssertNil(settings.username)
     }
 
@@ -60,6 +61,7 @@ final class FleetSettingsTests: XCTestCase {
             ("username", "room-101"), ("password-file", password), ("room", "101"), ("client-id", "castgw-101"),
             ("topic-prefix", "hotel/castgw"), ("keepalive", "30"), ("groups", "floor1, wing-a"),
             ("allow-credentials", "yes"), ("ha-discovery", "off"), ("ha-prefix", "ha"), ("ha-presets", "1-3,7"),
+            ("command-wait", "300"),
         ])
         XCTAssertEqual(settings.broker, FleetSettings.Broker(host: "fd00::1", port: 8884, tls: true))
         XCTAssertEqual(settings.broker.description, "mqtts://[fd00::1]:8884")
@@ -76,6 +78,7 @@ final class FleetSettingsTests: XCTestCase {
         XCTAssertFalse(settings.haDiscovery)
         XCTAssertEqual(settings.haPrefix, "ha")
         XCTAssertEqual(settings.haPresets, [1, 2, 3, 7])
+        XCTAssertEqual(settings.commandWait, .seconds(300))
         XCTAssertEqual(try FleetSettings.readPassword(password), "s3cret")
     }
 
@@ -94,6 +97,8 @@ final class FleetSettingsTests: XCTestCase {
             ([("broker", "mqtt://h"), ("keepalive", "2")], "keepalive", "from 5 to 3600"),
             ([("broker", "mqtt://h"), ("allow-credentials", "maybe")], "allow-credentials", "true or false"),
             ([("broker", "mqtt://h"), ("ha-presets", "11")], "ha-presets", "0-9"),
+            ([("broker", "mqtt://h"), ("command-wait", "2m")], "command-wait", "from 0 to 3600"),
+            ([("broker", "mqtt://h"), ("command-wait", "3601")], "command-wait", "from 0 to 3600"),
             ([("broker", "mqtt://h"), ("ca-file", "/etc/hosts")], "ca-file", "only used with an mqtts://"),
             ([("broker", "mqtts://h"), ("cert-file", "/x")], "key-file", "go together"),
             ([("broker", "mqtts://h"), ("ca-file", "/nonexistent/ca.pem")], "ca-file", "cannot be read"),

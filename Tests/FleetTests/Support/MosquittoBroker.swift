@@ -17,7 +17,8 @@ final class MosquittoBroker: @unchecked Sendable {
 
     /// - Parameters:
     ///   - users: name → password; nil allows anonymous clients.
-    init(directory: String, users: [String: String]? = nil, tls: TLSFiles? = nil) throws {
+    ///   - extra: more lines for mosquitto.conf (`require_certificate true`...).
+    init(directory: String, users: [String: String]? = nil, tls: TLSFiles? = nil, extra: [String] = []) throws {
         self.directory = directory
         port = try freeLoopbackPort()
         var config = [
@@ -44,6 +45,7 @@ final class MosquittoBroker: @unchecked Sendable {
         if let tls {
             config += ["cafile \(tls.ca)", "certfile \(tls.certificate)", "keyfile \(tls.key)"]
         }
+        config += extra
         try (config.joined(separator: "\n") + "\n").write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
     }
 
@@ -113,6 +115,13 @@ struct BrokerObserver {
     }
 
     func publish(_ topic: String, _ text: String) throws { try publish(topic, Array(text.utf8)) }
+
+    /// Publishes the file at `path` at QoS 1 (mosquitto_pub reads it; this process does not).
+    func publishFile(_ topic: String, _ path: String) throws {
+        let pub = try ChildProcess("mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "1", "-t", topic, "-f", path]
+                                   + credentials, outputPath: path + ".pub.out")
+        XCTAssertEqual(pub.waitForExit(timeout: 60), 0, "mosquitto_pub: \(pub.output)")
+    }
 
     /// A subscriber running in the background: `lines` are `topic payload`.
     func subscribe(_ filter: String) throws -> ChildProcess {

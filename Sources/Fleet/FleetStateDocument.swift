@@ -8,7 +8,11 @@ import GatewayModel
 ///     {"link":"connected","device":{"name":"Living Room TV","id":"4f1c…","address":"192.168.1.20:8009"},
 ///      "app":"Default Media Receiver","appId":"CC1AD845","player":"PLAYING","title":"Big Buck Bunny",
 ///      "position":83.2,"duration":596,"volume":40,"muted":false,"error":null,
-///      "inputs":{"cec":"ok","lirc":"cannot connect to /run/lirc/lircd"},"version":"1.4.0","uptime":3600}
+///      "inputs":{"cec":"ok","lirc":"cannot connect to /run/lirc/lircd"},
+///      "services":{"media":"media failed: ...; restarting"},"version":"1.4.0","uptime":3600}
+///
+/// `services` holds the parts of the gateway that failed and are being
+/// restarted, while that lasts (`{}` when every part runs).
 public enum FleetStateDocument {
     /// The state at `now` (seconds on the gateway's monotonic clock).
     public static func render(_ state: GatewayState, extras: FleetStatusExtras, now: Duration) -> JSONValue {
@@ -20,6 +24,8 @@ public enum FleetStateDocument {
         for (source, problem) in state.inputProblems.sorted(by: { $0.key < $1.key }) where inputs[source] == nil {
             inputs[source] = .string(problem)
         }
+        var services = JSONObject()
+        for (name, failure) in state.serviceFailures.sorted(by: { $0.key < $1.key }) { services[name] = .string(failure) }
         let position = state.position(at: now.seconds).map { JSONValue.number(tenths($0)) } ?? .null
         let volume = state.volumePercent.map(JSONValue.int) ?? .null
         let error: JSONValue = state.lastError.map { ["code": .string($0.code), "message": .string($0.message)] } ?? .null
@@ -37,6 +43,7 @@ public enum FleetStateDocument {
             "muted": .bool(state.muted),
             "error": error,
             "inputs": .object(inputs),
+            "services": .object(services),
             "version": .string(extras.version),
             "uptime": .number(Double(uptime)),
         ]

@@ -65,9 +65,10 @@ final class FleetStateDocumentTests: XCTestCase {
         state.duration = 596
         state.volume = 0.404
         state.inputProblems = ["lirc": "cannot connect to /run/lirc/lircd"]
+        state.serviceFailures = ["kiosk": "kiosk failed: x; restarting"]
         let extras = FleetStatusExtras(version: "1.4.0", startedAt: .seconds(40), inputs: ["cec", "lirc"])
         let document = FleetStateDocument.render(state, extras: extras, now: .milliseconds(103_240))
-        XCTAssertEqual(document.serialized, #"{"link":"connected","device":{"name":"Living Room TV","id":"4f1c","address":"192.168.1.20:8009"},"app":"Default Media Receiver","appId":"CC1AD845","player":"PLAYING","title":"Big \"Buck\" Bunny","position":83.2,"duration":596,"volume":40,"muted":false,"error":null,"inputs":{"cec":"ok","lirc":"cannot connect to /run/lirc/lircd"},"version":"1.4.0","uptime":63}"#)
+        XCTAssertEqual(document.serialized, #"{"link":"connected","device":{"name":"Living Room TV","id":"4f1c","address":"192.168.1.20:8009"},"app":"Default Media Receiver","appId":"CC1AD845","player":"PLAYING","title":"Big \"Buck\" Bunny","position":83.2,"duration":596,"volume":40,"muted":false,"error":null,"inputs":{"cec":"ok","lirc":"cannot connect to /run/lirc/lircd"},"services":{"kiosk":"kiosk failed: x; restarting"},"version":"1.4.0","uptime":63}"#)
     }
 
     func testIdleStateHasEveryMemberAsNull() {
@@ -75,6 +76,6 @@ final class FleetStateDocumentTests: XCTestCase {
         state.lastError = GatewayState.Problem(code: "device-unavailable", message: "no answer")
         state.volume = .nan
         let document = FleetStateDocument.render(state, extras: FleetStatusExtras(version: "1", startedAt: .seconds(5)), now: .seconds(1))
-        XCTAssertEqual(document.serialized, #"{"link":"no-device","device":{"name":"","id":null,"address":""},"app":null,"appId":null,"player":"NONE","title":null,"position":null,"duration":null,"volume":null,"muted":false,"error":{"code":"device-unavailable","message":"no answer"},"inputs":{},"version":"1","uptime":0}"#)
+        XCTAssertEqual(document.serialized, #"{"link":"no-device","device":{"name":"","id":null,"address":""},"app":null,"appId":null,"player":"NONE","title":null,"position":null,"duration":null,"volume":null,"muted":false,"error":{"code":"device-unavailable","message":"no answer"},"inputs":{},"services":{},"version":"1","uptime":0}"#)
     }
 }

@@ -577,10 +577,17 @@ public actor KioskPlayer {
     static func isSameMedia(_ contentID: String, _ ours: String, local: Bool) -> Bool {
         if contentID == ours { return true }
         guard local else { return false }
+        // The box's own media server may have moved (address, port) and, after a
+        // reboot, changed its per-boot token (`/<32 hex digits>/root/path`):
+        // the root and path below it name the file.
         func path(_ url: String) -> Substring? {
             guard url.hasPrefix("http://") else { return nil }
             let rest = url.dropFirst("http://".count)
-            return rest.firstIndex(of: "/").map { rest[$0...] }
+            guard let start = rest.firstIndex(of: "/") else { return nil }
+            let path = rest[start...]
+            let first = path.dropFirst().prefix { $0 != "/" }
+            let isToken = first.count == 32 && first.allSatisfy { $0.isHexDigit } && path.dropFirst(33).first != nil
+            return isToken ? path.dropFirst(33) : path
         }
         guard let theirs = path(contentID), let mine = path(ours) else { return false }
         return theirs == mine

@@ -102,6 +102,11 @@ final class PlaylistTests: XCTestCase {
         XCTAssertTrue(KioskPlayer.isSameMedia("http://10.0.0.5:8090/0/lobby.mp4", "http://10.0.0.9:41000/0/lobby.mp4", local: true))
         XCTAssertTrue(KioskPlayer.isSameMedia("http://[fd00::5]:8090/0/a.mp4", "http://10.0.0.9:8090/0/a.mp4", local: true))
         XCTAssertFalse(KioskPlayer.isSameMedia("http://10.0.0.5:8090/0/lobby.mp4", "http://10.0.0.5:8090/0/other.mp4", local: true))
+        // After a reboot the media server's per-boot token differs: still the kiosk's file.
+        XCTAssertTrue(KioskPlayer.isSameMedia("http://10.0.0.5:8090/1f18f880acfb458e80b3b4acda3445e8/0/lobby.mp4",
+                                              "http://10.0.0.5:8090/0123456789abcdef0123456789abcdef/0/lobby.mp4", local: true))
+        XCTAssertFalse(KioskPlayer.isSameMedia("http://10.0.0.5:8090/1f18f880acfb458e80b3b4acda3445e8/0/lobby.mp4",
+                                               "http://10.0.0.5:8090/0123456789abcdef0123456789abcdef/1/lobby.mp4", local: true))
         XCTAssertFalse(KioskPlayer.isSameMedia("https://phone.test/0/lobby.mp4", "http://10.0.0.5:8090/0/lobby.mp4", local: true))
         // A URL item is the same only as itself: a guest's copy on another host is a guest's.
         XCTAssertTrue(KioskPlayer.isSameMedia("https://cdn.test/a.mp4", "https://cdn.test/a.mp4", local: false))

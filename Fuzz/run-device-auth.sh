@@ -70,6 +70,7 @@ CAST_FUZZ_PKI=$OUT/pki "$OUT/fuzz-device-auth" -max_total_time="$SECONDS_TO_RUN"
 tail -n 12 "$log"
 if [ "$status" -ne 0 ]; then
     echo "fuzz (device auth): FAILED (exit $status); log: ${log#"$REPO"/}"
+    echo "    build: FUZZ_DEVICE_AUTH_PKI=pki Fuzz/run-device-auth.sh 1   (builds, with the PKI below, and fuzzes for 1 s)"
     report_finding "$log" "$REPO" env "CAST_FUZZ_PKI=${OUT#"$REPO"/}/pki" "SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}" \
         "${OUT#"$REPO"/}/fuzz-device-auth" -timeout=5 -rss_limit_mb=2048 -max_len=70000
     # The input is checked against this run's fresh test PKI (throwaway keys,
@@ -77,7 +78,8 @@ if [ "$status" -ne 0 ]; then
     # FUZZ_DEVICE_AUTH_PKI=DIR.
     echo "    this run's test PKI (anchors, sim-valid, tls.pem):"
     echo "      mkdir -p pki && base64 -d <<'PKI' | tar -C pki -xzf -"
-    tar -C "$OUT/pki" -czf - anchors sim-valid tls.pem | base64 -w 76 | sed 's/^/      /'
+    { tar -C "$OUT/pki" -czf - anchors sim-valid tls.pem | base64 -w 76 | sed 's/^/      /'; } \
+        || echo "    (the PKI in ${OUT#"$REPO"/}/pki is incomplete: not packed)"
     echo "      PKI"
     exit 1
 fi

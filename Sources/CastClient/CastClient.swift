@@ -206,9 +206,9 @@ public actor CastClient {
                 state.lastError = failure
                 await channel?.close()
             }
-            // The channel is closed, so a join under way fails at once; it must end before the next channel.
-            await endJoining()
             channel = nil
+            // The channel is closed, so a join under way fails at once; it ends before the next channel.
+            await endJoining()
             if let application = state.application, let media = state.media {
                 mediaBeforeLoss = (application.sessionID, media)
             }

@@ -42,10 +42,10 @@ public final class TLSListener: @unchecked Sendable {
     /// Stops accepting; connections already delivered stay open.
     public func close() {
         continuation.finish()
+        source.cancel()
         queue.async { [self] in
             guard !closed else { return }
             closed = true
-            source.cancel()
             // Their handshake tasks then fail at once and end, instead of
             // holding the socket until the handshake timeout.
             for connection in handshaking.values { connection.close() }

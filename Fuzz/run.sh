@@ -42,6 +42,8 @@ done
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 FUZZ=$REPO/Fuzz
+# shellcheck source=Support/report-finding.sh
+. "$FUZZ/Support/report-finding.sh"
 OUT=$REPO/build/fuzz
 SCRATCH=$REPO/build/fuzz-spm
 # The modules the targets import, instrumented for coverage and ASan. They are
@@ -129,7 +131,8 @@ for name in "${SELECTED[@]}"; do
     # LeakSanitizer's check at exit, which would count tasks still winding down.
     leaks=1
     case " ${options[*]:-} " in *" -detect_leaks=0 "*) leaks=0 ;; esac
-    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=$leaks} "$OUT_BIN/fuzz-$name" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
+    asan=${ASAN_OPTIONS:-detect_leaks=$leaks}
+    ASAN_OPTIONS=$asan "$OUT_BIN/fuzz-$name" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$artifacts/" -print_final_stats=1 ${options[@]+"${options[@]}"} \
         "$corpus" "$seeds" >"$log" 2>&1 || status=$?
     if [ "$status" -ne 0 ]; then
@@ -139,6 +142,13 @@ for name in "${SELECTED[@]}"; do
             | cut -c1-400 | head -n 6 | sed 's/^/    /'
         # Where it happened: the first frames in the project's code (release traps carry no message).
         grep -E '^ +#[0-9]+ .* /.*/(Sources|Tests)/' "$log" | head -n 3 | sed -E 's/^ +#[0-9]+ 0x[0-9a-f]+ in [^ ]+ /      at /' || true
+        # The same binary on the one input, with this run's settings.
+        build="Fuzz/run.sh --build-only --target $name"
+        [ "$CONFIGURATION" = release ] || build="FUZZ_CONFIGURATION=$CONFIGURATION $build"
+        echo "    build: $build"
+        report_finding "$log" "$REPO" env "ASAN_OPTIONS=$asan" "SWIFT_BACKTRACE=$SWIFT_BACKTRACE" \
+            "CAST_FUZZ_PROPERTIES=${CAST_FUZZ_PROPERTIES:-on}" "${OUT_BIN#"$REPO"/}/fuzz-$name" -timeout=10 -rss_limit_mb=2048 \
+            ${options[@]+"${options[@]}"}
     else
         grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$log" | tr '\n' ' ' | sed 's/^/    /'
         echo
@@ -147,7 +157,7 @@ done
 
 echo "fuzz: finished in $(( $(date +%s) - started )) s"
 if [ ${#failed[@]} -gt 0 ]; then
-    echo "fuzz: findings in: ${failed[*]}; reproduce with build/fuzz/bin/$CONFIGURATION/fuzz-NAME ARTIFACT" >&2
+    echo "fuzz: findings in: ${failed[*]}; each one above says how to reproduce it (see Fuzz/README.md)" >&2
     exit 1
 fi
 echo "fuzz: no crash, leak, timeout or property violation found"

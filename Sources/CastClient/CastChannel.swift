@@ -117,11 +117,6 @@ public actor CastChannel {
         connectedDestinations.insert(destination)
     }
 
-    /// Forgets a virtual connection (after the peer sent CLOSE).
-    public func forgetConnection(to destination: String) {
-        connectedDestinations.remove(destination)
-    }
-
     /// Sends a request built for a fresh request id and waits for its final
     /// reply. `isFinal` lets progress messages (LAUNCH_STATUS) pass without
     /// completing the request.
@@ -257,6 +252,11 @@ public actor CastChannel {
                 try? sendRaw(message.reply(json: ConnectionMessages.pong))
             }
             return
+        }
+        // The peer closed its virtual connection: the next request to it must
+        // CONNECT again. Forgotten here, in arrival order, before anyone hears of the CLOSE.
+        if message.namespace == CastNamespace.connection, reply.type == "CLOSE" {
+            connectedDestinations.remove(message.sourceID)
         }
         var answered = false
         if let requestID = reply.requestID {

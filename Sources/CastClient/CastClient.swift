@@ -71,6 +71,8 @@ public actor CastClient {
     private let connector: Connector
     private var runTask: Task<Void, Never>?
     private var backoffSleep: Task<Void, Never>?
+    /// Joining the followed app's media channel (see `follow`); ended with its channel.
+    private var joinTask: Task<Void, Never>?
     var channel: CastChannel?
     var deviceAuth = DeviceAuthSettings()
     /// The app session and media when the link was lost (shown again on rejoining it).
@@ -119,6 +121,7 @@ public actor CastClient {
         await channel?.close()
         await runTask?.value
         runTask = nil
+        await endJoining()
         state.phase = .idle
     }
 
@@ -204,6 +207,8 @@ public actor CastClient {
                 await channel?.close()
             }
             channel = nil
+            // The channel is closed, so a join under way fails at once; it ends before the next channel.
+            await endJoining()
             if let application = state.application, let media = state.media {
                 mediaBeforeLoss = (application.sessionID, media)
             }
@@ -214,7 +219,7 @@ public actor CastClient {
             state.phase = .waitingToReconnect(attempt: backoff.attempts, retryIn: delay)
             logger.debug("reconnecting to \(configuration.address) in \(delay.secondsText)")
             // A separate task so `reconnectNow()` can cut the wait short;
-            // cancelling the client cancels it too.
+            // cancelling the client cancels it too, and the loop awaits it.
             let sleeper = Task { [timeSource] in _ = try? await timeSource.sleep(for: delay) }
             backoffSleep = sleeper
             await withTaskCancellationHandler {
@@ -265,8 +270,7 @@ public actor CastClient {
         case CastNamespace.connection:
             if reply.type == "CLOSE", inbound.message.sourceID == followedTransportID {
                 logger.notice("\(state.application?.displayName ?? "the app") was closed on the receiver")
-                // Bookkeeping on the channel actor; the message loop must not wait for it.
-                Task { await channel.forgetConnection(to: inbound.message.sourceID) }
+                // (The channel has already forgotten the virtual connection.)
                 state.application = nil
                 state.media = nil
             }
@@ -301,18 +305,24 @@ public actor CastClient {
         mediaBeforeLoss = nil
         state.media = rejoined
         state.mediaKnown = false
-        guard let application, application.supportsMedia else { return }
+        joinTask?.cancel()  // superseded: it applies nothing any more
+        joinTask = nil
+        // A status that arrives on a channel already given up (a reply after stop) starts nothing.
+        guard let application, application.supportsMedia, channel === self.channel else { return }
         logger.info("joining \(application.displayName) (\(application.appID))")
         let transportID = application.transportID
         let timeout = configuration.requestTimeout
-        // Joining runs beside the message loop (it waits for replies the loop delivers); its requests time out.
-        Task {
+        // Joining runs beside the message loop (it waits for replies the loop
+        // delivers); its requests time out. Owned by `joinTask`: the loop ends
+        // it with the channel, stop() awaits it.
+        joinTask = Task {
             do {
                 try await channel.connect(to: transportID)
                 let reply = try await channel.request(namespace: CastNamespace.media, to: transportID, timeout: timeout) {
                     MediaRequest.getStatus(mediaSessionID: nil).json(requestID: $0)
                 }
-                if self.followedTransportID == transportID, reply.type == "MEDIA_STATUS" {
+                if !Task.isCancelled, self.channel === channel, self.followedTransportID == transportID,
+                   reply.type == "MEDIA_STATUS" {
                     self.apply(mediaStatus: MediaStatus.entries(message: reply.body), arrival: reply.arrival)
                 }
             } catch let error as CastError where error.code == .cancelled {
@@ -321,6 +331,14 @@ public actor CastClient {
                 self.logger.warning("cannot read the media status of \(application.displayName): \(error)")
             }
         }
+    }
+
+    /// Ends the join under way: its channel is closed or closing, so its request fails at once.
+    private func endJoining() async {
+        guard let join = joinTask else { return }
+        joinTask = nil
+        join.cancel()
+        await join.value
     }
 
     func apply(mediaStatus entries: [MediaStatus], arrival: UInt64) {

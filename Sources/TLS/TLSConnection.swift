@@ -11,6 +11,13 @@ import SystemSupport
 /// queue, driven by a read source and (only while a write is blocked) a write
 /// source, so nothing ever blocks the Swift cooperative thread pool and an idle
 /// connection costs no CPU. Received bytes are delivered through `inbound`.
+///
+/// Bounded without loss, as `FileDescriptorReader` is: at most
+/// `inboundLimit` chunks (each at most one 16 KiB read) wait for the consumer.
+/// Then the connection stops calling SSL_read and suspends its read source
+/// until the consumer has taken half of them, so the kernel's receive buffer
+/// fills and TCP flow control stops the peer. A receiver that floods bytes
+/// cannot grow the gateway's memory.
 public final class TLSConnection: ByteStream, @unchecked Sendable {
     public enum Role: Sendable { case client, server }
 
@@ -29,6 +36,8 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
     private let context: TLSContext
     private let queue: DispatchQueue
     private let inboundContinuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+    /// Chunks that may wait for the consumer before reading stops.
+    let inboundLimit: Int
     private let readSource: DispatchSourceRead
     private let writeSource: DispatchSourceWrite
 
@@ -39,9 +48,19 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
     private var sourcesAlive = 2
     private var pendingWrites: [(bytes: [UInt8], offset: Int, completion: (@Sendable ((any Error)?) -> Void)?)] = []
     private var handshakeCompletion: ((Result<Void, any Error>) -> Void)?
-    private var readBuffer = [UInt8](repeating: 0, count: 16384)
+    private var readBuffer: [UInt8]
+    /// Chunks (and their bytes) yielded and not yet taken by the consumer.
+    private var waitingChunks = 0
+    private var waitingBytes = 0
+    private var peakWaitingBytes = 0
+    /// Reading stopped because `inboundLimit` chunks wait.
+    private var readingPaused = false
 
-    init(fd: Int32, role: Role, context: TLSContext, peerDescription: String) throws {
+    /// The most one SSL_read delivers by default (one TLS record's plaintext).
+    static let chunkSize = 16384
+
+    init(fd: Int32, role: Role, context: TLSContext, peerDescription: String, inboundLimit: Int = 16,
+         readSize: Int = TLSConnection.chunkSize) throws {
         guard let ssl = SSL_new(context.pointer) else {
             Glibc.close(fd)
             throw TLSError(.setupFailed, "cannot create a TLS session: \(OpenSSLErrors.drain())")
@@ -53,7 +72,15 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
         self.context = context
         self.peerDescription = peerDescription
         self.queue = DispatchQueue(label: "cast-gateway.tls.\(peerDescription)")
-        (inbound, inboundContinuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
+        self.inboundLimit = max(1, inboundLimit)
+        readBuffer = [UInt8](repeating: 0, count: max(1, readSize))
+        // Unbounded as a stream; readAvailable() never puts more than `inboundLimit` chunks in it.
+        let (chunks, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
+        inboundContinuation = continuation
+        // One consumer, which asks for one chunk at a time; each one taken lets reading go on.
+        let consumer = InboundConsumer(chunks.makeAsyncIterator())
+        let shared = UncheckedSendable(consumer)
+        inbound = AsyncThrowingStream(unfolding: { try await shared.value.next() })
         readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
 
@@ -69,13 +96,38 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
         writeSource.setEventHandler { [unowned self] in self.writable() }
         writeSource.setCancelHandler(handler: cancelHandler)
         inboundContinuation.onTermination = { [weak self] _ in self?.close() }
+        consumer.taken = { [weak self] count in self?.taken(count) }
+        // A consumer cancelled before it asks again is dropped by the unfolding
+        // stream without asking the inner one: the consumer going away closes too.
+        consumer.gone = { [weak self] in self?.close() }
+    }
+
+    /// Inbound bytes waiting for the consumer now, and the most there ever were (tests).
+    func inboundBuffered() async -> (bytes: Int, peak: Int, readingPaused: Bool) {
+        await withCheckedContinuation { continuation in
+            queue.async { [self] in continuation.resume(returning: (waitingBytes, peakWaitingBytes, readingPaused)) }
+        }
+    }
+
+    /// Whether a write waits for the kernel's send buffer (tests: the peer pushes back).
+    func writeBlocked() async -> Bool {
+        await withCheckedContinuation { continuation in
+            queue.async { [self] in continuation.resume(returning: writeSourceResumed && !pendingWrites.isEmpty) }
+        }
     }
 
     /// Connects to `host:port` and completes the TLS handshake, all within `timeout`.
     public static func connect(host: String, port: UInt16, context: TLSContext, timeout: Duration = .seconds(10)) async throws -> TLSConnection {
+        try await connect(host: host, port: port, context: context, timeout: timeout, inboundLimit: 16, readSize: chunkSize)
+    }
+
+    /// `connect` with the inbound bound and read size chosen (tests).
+    static func connect(host: String, port: UInt16, context: TLSContext, timeout: Duration = .seconds(10),
+                        inboundLimit: Int, readSize: Int) async throws -> TLSConnection {
         let addresses = try await SocketAddress.resolve(host: host, port: port)
         let (fd, address) = try await TCPSocket.connect(to: addresses, timeout: timeout)
-        let connection = try TLSConnection(fd: fd, role: .client, context: context, peerDescription: address.description)
+        let connection = try TLSConnection(fd: fd, role: .client, context: context, peerDescription: address.description,
+                                           inboundLimit: inboundLimit, readSize: readSize)
         try await connection.handshake(timeout: timeout)
         return connection
     }
@@ -85,8 +137,7 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             queue.async { [self] in
                 handshakeCompletion = { continuation.resume(with: $0) }
-                readSourceResumed = true
-                readSource.resume()
+                resumeReadSource()
                 driveHandshake()
             }
             queue.asyncAfter(deadline: .now() + timeout.seconds) { [self] in
@@ -161,11 +212,22 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
         }
     }
 
+    /// Reads until OpenSSL wants more from the socket, or until `inboundLimit`
+    /// chunks wait (then the read source is suspended; `taken` resumes it).
     private func readAvailable() {
-        while state == .open {
+        while state == .open, !readingPaused {
             let count = readBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 {
+                waitingChunks += 1
+                waitingBytes += Int(count)
+                peakWaitingBytes = max(peakWaitingBytes, waitingBytes)
                 inboundContinuation.yield(Array(readBuffer[0..<Int(count)]))
+                if waitingChunks >= inboundLimit {
+                    // What OpenSSL already holds (SSL_pending) stays there; `taken` reads it first.
+                    readingPaused = true
+                    suspendReadSource()
+                    return
+                }
                 continue
             }
             switch SSL_get_error(ssl, count) {
@@ -176,6 +238,21 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
                 terminate(TLSError(.ioFailed, "reading from \(peerDescription) failed: \(describeFailure(count))"))
                 return
             }
+        }
+    }
+
+    /// The consumer took a chunk: once half the limit is free, read again.
+    private func taken(_ count: Int) {
+        queue.async { [self] in
+            waitingChunks -= 1
+            waitingBytes -= count
+            guard readingPaused, state == .open, waitingChunks <= inboundLimit / 2 else { return }
+            readingPaused = false
+            resumeReadSource()
+            // Decrypted or buffered records inside OpenSSL never make the socket
+            // readable again: drain them now, and then wait on the descriptor.
+            readAvailable()
+            if !pendingWrites.isEmpty { flushWrites() }
         }
     }
 
@@ -196,7 +273,7 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
             }
             switch SSL_get_error(ssl, written) {
             case SSL_ERROR_WANT_WRITE: resumeWriteSource(); return
-            case SSL_ERROR_WANT_READ: return  // the read source retries
+            case SSL_ERROR_WANT_READ: return  // the read source retries (after `taken` while reading is paused)
             default:
                 terminate(TLSError(.ioFailed, "writing to \(peerDescription) failed: \(describeFailure(written))"))
                 return
@@ -223,11 +300,20 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
         if let error { inboundContinuation.finish(throwing: error) } else { inboundContinuation.finish() }
         resumeWriteSource()  // a suspended source must be resumed before it can be cancelled
         writeSource.cancel()
-        if !readSourceResumed {
-            readSourceResumed = true
-            readSource.resume()
-        }
+        resumeReadSource()  // never started, or paused by back-pressure
         readSource.cancel()
+    }
+
+    private func resumeReadSource() {
+        guard !readSourceResumed else { return }
+        readSourceResumed = true
+        readSource.resume()
+    }
+
+    private func suspendReadSource() {
+        guard readSourceResumed, state != .closed else { return }
+        readSourceResumed = false
+        readSource.suspend()
     }
 
     private func resumeWriteSource() {
@@ -249,5 +335,26 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
             return systemErrno == 0 ? "connection closed by peer" : String(cString: strerror(systemErrno))
         }
         return OpenSSLErrors.drain()
+    }
+}
+
+/// The consuming end of `inbound`: takes chunks one at a time and tells the
+/// connection each time, so it knows when to read again.
+private final class InboundConsumer {
+    private var chunks: AsyncThrowingStream<[UInt8], any Error>.Iterator
+    /// Set once in `TLSConnection.init`, before the stream is handed out.
+    var taken: (@Sendable (Int) -> Void)?
+    var gone: (@Sendable () -> Void)?
+
+    init(_ chunks: AsyncThrowingStream<[UInt8], any Error>.Iterator) {
+        self.chunks = chunks
+    }
+
+    deinit { gone?() }
+
+    func next() async throws -> [UInt8]? {
+        let chunk = try await chunks.next()
+        if let chunk { taken?(chunk.count) }
+        return chunk
     }
 }

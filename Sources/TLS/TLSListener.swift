@@ -6,7 +6,8 @@ import SystemSupport
 
 /// Accepts TLS connections on a TCP port (the receiver simulator's server side).
 /// Each accepted socket must complete its handshake within `handshakeTimeout`
-/// before it is delivered on `connections`.
+/// before it is delivered on `connections`. `close()` also ends the
+/// handshakes under way: no accepted socket outlives the listener undelivered.
 public final class TLSListener: @unchecked Sendable {
     /// The bound port (useful when 0 was asked for).
     public let port: UInt16
@@ -15,6 +16,11 @@ public final class TLSListener: @unchecked Sendable {
     private let fd: Int32
     private let context: TLSContext
     private let source: DispatchSourceRead
+    private let queue = DispatchQueue(label: "cast-gateway.listener")
+    // On `queue` only: sockets accepted and still in their handshake, by number.
+    private var handshaking: [Int: TLSConnection] = [:]
+    private var accepted = 0
+    private var closed = false
     private let continuation: AsyncStream<TLSConnection>.Continuation
     private let handshakeTimeout: Duration
     private let logger = Logger(label: "tls-listener")
@@ -27,7 +33,7 @@ public final class TLSListener: @unchecked Sendable {
         self.context = context
         self.handshakeTimeout = handshakeTimeout
         (connections, continuation) = AsyncStream.makeStream(of: TLSConnection.self)
-        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "cast-gateway.listener"))
+        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [unowned self] in self.acceptPending() }
         source.setCancelHandler { Glibc.close(fd) }
         source.resume()
@@ -35,12 +41,29 @@ public final class TLSListener: @unchecked Sendable {
 
     /// Stops accepting; connections already delivered stay open.
     public func close() {
-        source.cancel()
         continuation.finish()
+        source.cancel()
+        queue.async { [self] in
+            guard !closed else { return }
+            closed = true
+            // Their handshake tasks then fail at once and end, instead of
+            // holding the socket until the handshake timeout.
+            for connection in handshaking.values { connection.close() }
+            handshaking.removeAll()
+        }
+    }
+
+    /// Sockets accepted and still in their handshake (tests).
+    var handshakesUnderway: Int {
+        get async {
+            await withCheckedContinuation { continuation in
+                queue.async { [self] in continuation.resume(returning: handshaking.count) }
+            }
+        }
     }
 
     private func acceptPending() {
-        while true {
+        while !closed {
             var address = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let client = withUnsafeMutablePointer(to: &address) { pointer in
@@ -60,11 +83,16 @@ public final class TLSListener: @unchecked Sendable {
             let peer = SocketAddress(storage: address, length: length).description
             do {
                 let connection = try TLSConnection(fd: client, role: .server, context: context, peerDescription: peer)
+                accepted += 1
+                let number = accepted
+                handshaking[number] = connection
                 let timeout = handshakeTimeout
                 let continuation = self.continuation
                 let logger = self.logger
-                // One handshake per accepted socket, bounded by its timeout; the listener owns no more than that.
-                Task {
+                // One handshake per accepted socket, bounded by its timeout. The
+                // listener owns it through `handshaking`: close() closes the
+                // connection, which ends the handshake and so this task.
+                Task { [weak self] in
                     do {
                         try await connection.handshake(timeout: timeout)
                         // After close() nobody takes it: close it rather than leak its socket.
@@ -72,10 +100,15 @@ public final class TLSListener: @unchecked Sendable {
                     } catch {
                         logger.info("dropped \(peer): \(error)")
                     }
+                    self?.handshakeEnded(number)
                 }
             } catch {
                 logger.warning("cannot set up TLS for \(peer): \(error)")
             }
         }
+    }
+
+    private func handshakeEnded(_ number: Int) {
+        queue.async { [self] in handshaking[number] = nil }
     }
 }

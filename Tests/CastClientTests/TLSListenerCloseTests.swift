@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import SystemSupport
+import TestSupport
+@testable import TLS
+import XCTest
+
+/// Closing a listener ends the handshakes under way: no task of it goes on
+/// holding an accepted socket until the handshake timeout.
+final class TLSListenerCloseTests: XCTestCase {
+    func testClosingTheListenerClosesSocketsStillInTheirHandshake() async throws {
+        let listener = try TLSListener(port: 0, context: try TLSContext.server(commonName: "closing-listener"),
+                                       handshakeTimeout: .seconds(120))
+        // A peer that connects and never says hello.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { Glibc.close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = listener.port.bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        XCTAssertEqual(connected, 0, "cannot connect to the listener: errno \(errno)")
+        let accepted = await eventually { await listener.handshakesUnderway == 1 }
+        XCTAssertTrue(accepted, "the listener did not start a handshake")
+
+        listener.close()
+
+        // The server's end closes now, not after the 120 s handshake timeout.
+        let ended = try await DispatchQueue(label: "test.listener-peer").perform { () -> Bool in
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 10_000) == 1 else { return false }
+            var byte: UInt8 = 0
+            return read(fd, &byte, 1) == 0
+        }
+        XCTAssertTrue(ended, "a socket in its handshake stayed open after the listener closed")
+        let none = await eventually { await listener.handshakesUnderway == 0 }
+        XCTAssertTrue(none, "handshakes still under way after close")
+    }
+}

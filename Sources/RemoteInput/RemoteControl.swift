@@ -29,10 +29,13 @@ public final class RemoteControl: Service, InputHandler, Sendable {
         keymaps.withLock { $0 = newKeymaps }
     }
 
-    /// Handles the input stream until cancelled.
+    /// Handles the input stream until cancelled, then stops the scheduler:
+    /// nothing a key asked for is performed after the stop (the action in
+    /// progress is awaited; the Cast session, stopped after this, still runs).
     public func run() async throws {
         guard let events else { return }
         for await event in events { await handle(event) }
+        await scheduler.stop()
     }
 
     /// Maps and schedules one event. Console events use the CEC keymap for

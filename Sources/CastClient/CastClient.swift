@@ -82,8 +82,20 @@ public actor CastClient {
     /// broadcast, and must not undo it.
     var newestReceiverStatus: UInt64 = 0
     var newestMediaStatus: UInt64 = 0
+    /// Told every published snapshot, in order: subscribers see only the
+    /// newest, so tests that check each snapshot is whole watch here.
+    private var snapshotObserver: (@Sendable (CastClientState) -> Void)?
+
+    func observeSnapshots(_ observer: @escaping @Sendable (CastClientState) -> Void) {
+        snapshotObserver = observer
+    }
+
     var state: CastClientState {
-        didSet { if state != oldValue { broadcaster.publish(state) } }
+        didSet {
+            guard state != oldValue else { return }
+            broadcaster.publish(state)
+            snapshotObserver?(state)
+        }
     }
 
     public init(configuration: Configuration, connector: @escaping Connector, timeSource: any TimeSource = SystemTimeSource()) {
@@ -212,8 +224,11 @@ public actor CastClient {
             if let application = state.application, let media = state.media {
                 mediaBeforeLoss = (application.sessionID, media)
             }
-            state.application = nil
-            state.media = nil
+            var lost = state  // as after follow(nil): no app, nothing known of its media
+            lost.application = nil
+            lost.media = nil
+            lost.mediaKnown = false
+            state = lost
             guard !Task.isCancelled else { break }
             let delay = backoff.nextDelay()
             state.phase = .waitingToReconnect(attempt: backoff.attempts, retryIn: delay)
@@ -271,8 +286,11 @@ public actor CastClient {
             if reply.type == "CLOSE", inbound.message.sourceID == followedTransportID {
                 logger.notice("\(state.application?.displayName ?? "the app") was closed on the receiver")
                 // (The channel has already forgotten the virtual connection.)
-                state.application = nil
-                state.media = nil
+                var closed = state  // as after follow(nil)
+                closed.application = nil
+                closed.media = nil
+                closed.mediaKnown = false
+                state = closed
             }
         default:
             break
@@ -285,26 +303,35 @@ public actor CastClient {
             return
         }
         newestReceiverStatus = arrival
-        state.receiver = status
         let active = status.activeApplication
         if active?.transportID != followedTransportID {
-            follow(active, on: channel)
-        } else if let active {
-            state.application = active
+            follow(active, on: channel, receiver: status)
+        } else {
+            // One snapshot: nobody sees the new receiver status with the old application.
+            var next = state
+            next.receiver = status
+            if let active { next.application = active }
+            state = next
         }
     }
 
     /// Joins `application`'s media channel (or leaves when nil): CONNECT to
     /// its transport id and ask for the media status. Joining, not launching,
     /// is what keeps a reconnect from interrupting playback.
-    func follow(_ application: ReceiverApplication?, on channel: CastChannel) {
-        state.application = application
+    /// The receiver status that named the application, when there is one, is
+    /// applied in the same snapshot: each published state is whole (a new app
+    /// never shows with the old app's media or `mediaKnown`).
+    func follow(_ application: ReceiverApplication?, on channel: CastChannel, receiver: ReceiverStatus? = nil) {
         // Rejoining the session the link was lost in: its last media stands
         // until the receiver answers, so a reconnect does not flash IDLE.
         let rejoined = mediaBeforeLoss.flatMap { $0.sessionID == application?.sessionID ? $0.media : nil }
         mediaBeforeLoss = nil
-        state.media = rejoined
-        state.mediaKnown = false
+        var next = state
+        if let receiver { next.receiver = receiver }
+        next.application = application
+        next.media = rejoined
+        next.mediaKnown = false
+        state = next
         joinTask?.cancel()  // superseded: it applies nothing any more
         joinTask = nil
         // A status that arrives on a channel already given up (a reply after stop) starts nothing.
@@ -347,16 +374,19 @@ public actor CastClient {
             return
         }
         newestMediaStatus = arrival
-        state.mediaKnown = true
-        guard var latest = entries.first else {
-            state.media = nil
-            return
+        // One snapshot: "known" and the media it knows arrive together.
+        var next = state
+        next.mediaKnown = true
+        if var latest = entries.first {
+            if let previous = state.media, previous.mediaSessionID == latest.mediaSessionID {
+                if latest.media == nil { latest.media = previous.media }
+                if latest.items == nil { latest.items = previous.items }
+            }
+            next.mediaUpdatedAt = timeSource.now
+            next.media = latest
+        } else {
+            next.media = nil
         }
-        if let previous = state.media, previous.mediaSessionID == latest.mediaSessionID {
-            if latest.media == nil { latest.media = previous.media }
-            if latest.items == nil { latest.items = previous.items }
-        }
-        state.mediaUpdatedAt = timeSource.now
-        state.media = latest
+        state = next
     }
 }

@@ -93,8 +93,10 @@ public actor Gateway {
         for await snapshot in snapshots { await discoveryChanged(snapshot) }
     }
 
-    /// Stops the client; the app on the device keeps running.
+    /// Stops the client; the app on the device keeps running. A later
+    /// `start()` connects again (the session service restarted after a failure).
     public func stop() async {
+        started = false
         await replaceClient(with: nil)
     }
 

@@ -10,6 +10,10 @@ public final class RemoteControl: Service, InputHandler, Sendable {
     public typealias Record = @Sendable (InputEvent, Action?) async -> Void
 
     public let name = "remote"
+    /// Not restarted: the input stream it consumes ends with its first
+    /// consumer, and its scheduler stops with it. It cannot fail on its own;
+    /// if it ever ends unasked, the group reports it, and it stays stopped.
+    public var restartsAfterFailure: Bool { false }
     private let keymaps: Mutex<[InputEvent.Source: Keymap]>
     private let scheduler: ActionScheduler
     private let record: Record

@@ -262,4 +262,16 @@ final class ServiceGroupTests: XCTestCase {
         _ = await running.value
         XCTAssertEqual(journal.all.last, "stop lirc")
     }
+
+    func testCancellingTheTaskThatRunsTheGroupStopsEveryServiceInReverse() async {
+        let journal = Journal()
+        let group = ServiceGroup(services: ["session", "lirc", "console"].map { Probe($0, journal: journal) })
+        let running = Task { await group.run() }
+        let started = await eventually { journal.all.contains("running console") }
+        XCTAssertTrue(started)
+        running.cancel()
+        let stoppedInTime = await running.value
+        XCTAssertTrue(stoppedInTime, "the services were not waited for: \(journal.all)")
+        XCTAssertEqual(Array(journal.all.suffix(3)), ["stop console", "stop lirc", "stop session"])
+    }
 }

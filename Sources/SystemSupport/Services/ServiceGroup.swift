@@ -78,7 +78,9 @@ public final class ServiceGroup: Sendable {
         }
         trigger.fire()
         await waiter.value
-        return await stopInReverse(runners)
+        // Not in this task: when it is the one cancelled (a way to stop the group),
+        // every wait in the stop would end at once and no service would be awaited.
+        return await Task { await self.stopInReverse(runners) }.value
     }
 
     /// Stops the started services last to first, within `shutdownDeadline` in all.

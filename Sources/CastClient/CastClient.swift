@@ -170,6 +170,8 @@ public actor CastClient {
         while !Task.isCancelled {
             state.phase = .connecting
             let address = configuration.address
+            // Why this connection ended, shown with the phase that follows it.
+            var ending: CastError?
             do {
                 let stream = try await connector(configuration.host, configuration.port)
                 let channel = CastChannel(
@@ -202,7 +204,7 @@ public actor CastClient {
                     handle(inbound, on: channel)
                 }
                 let reason = await channel.closeReason
-                if let reason, reason.code != .cancelled { state.lastError = reason }
+                if let reason, reason.code != .cancelled { ending = reason }
             } catch let error as CastError where error.code == .cancelled {
                 // Closed on purpose while connecting (stop, retarget): nothing failed.
                 logger.debug("connecting to \(address) stopped: \(error.message)")
@@ -215,7 +217,7 @@ public actor CastClient {
                 // The owner shows this as its OFFLINE status with the reason; a repeat is only worth debug.
                 logger.log(failure.message == state.lastError?.message ? .debug : .info,
                            "connection to \(address) failed: \(failure.message)")
-                state.lastError = failure
+                ending = failure
                 await channel?.close()
             }
             channel = nil
@@ -224,14 +226,18 @@ public actor CastClient {
             if let application = state.application, let media = state.media {
                 mediaBeforeLoss = (application.sessionID, media)
             }
-            var lost = state  // as after follow(nil): no app, nothing known of its media
+            // One snapshot: no app, nothing known of its media (as after follow(nil)),
+            // the reason and the new phase together. "Connected with no app" would
+            // read as the app having stopped (the kiosk would take the screen back).
+            let delay: Duration? = Task.isCancelled ? nil : backoff.nextDelay()
+            var lost = state
             lost.application = nil
             lost.media = nil
             lost.mediaKnown = false
+            if let ending { lost.lastError = ending }
+            lost.phase = delay.map { .waitingToReconnect(attempt: backoff.attempts, retryIn: $0) } ?? .idle
             state = lost
-            guard !Task.isCancelled else { break }
-            let delay = backoff.nextDelay()
-            state.phase = .waitingToReconnect(attempt: backoff.attempts, retryIn: delay)
+            guard let delay else { break }
             logger.debug("reconnecting to \(configuration.address) in \(delay.secondsText)")
             // A separate task so `reconnectNow()` can cut the wait short;
             // cancelling the client cancels it too, and the loop awaits it.

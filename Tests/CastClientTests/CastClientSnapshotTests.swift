@@ -45,4 +45,21 @@ final class CastClientSnapshotTests: XCTestCase {
         XCTAssertEqual(count.withLock { $0 }, 1, "one media status, one snapshot")
         await harness.client.stop()
     }
+
+    /// A lost link is one snapshot: no app and "waiting to reconnect" together.
+    /// "Connected without the app" would read as the app having been stopped.
+    func testALostLinkNeverShowsAsConnectedWithoutTheApp() async throws {
+        let harness = try ClientHarness()
+        await harness.startConnected()
+        try await harness.loadVideo()
+        let snapshots = Mutex<[CastClientState]>([])
+        await harness.client.observeSnapshots { state in snapshots.withLock { $0.append(state) } }
+        _ = await harness.simulator.control("drop")
+        let waiting = await harness.waitUntilReconnecting()
+        XCTAssertTrue(waiting)
+        for (index, state) in snapshots.withLock({ $0 }).enumerated() where state.phase == .connected {
+            XCTAssertNotNil(state.application, "snapshot \(index) says connected with no app while the receiver runs one: \(state)")
+        }
+        await harness.client.stop()
+    }
 }

@@ -135,7 +135,26 @@ public actor CastChannel {
         nextRequestID = nextRequestID == Int(Int32.max) ? 1 : nextRequestID + 1
         let payload = build(requestID)
         let type = payload["type"]?.stringValue ?? "request"
-        return try await withCheckedThrowingContinuation { continuation in
+        // A cancelled caller (a stop, a superseded join) stops waiting at once instead of
+        // at the reply or the timeout. The hop into the actor is safe to leave: it finds
+        // the request finished already, or finishes it (registration happens before any
+        // suspension, so the hop always comes after it).
+        return try await withTaskCancellationHandler {
+            try await waitForReply(requestID: requestID, type: type, destination: destination, namespace: namespace,
+                                   payload: payload, timeout: timeout, isFinal: isFinal)
+        } onCancel: {
+            Task { await self.cancel(requestID: requestID) }
+        }
+    }
+
+    private func cancel(requestID: Int) {
+        guard let request = pending[requestID] else { return }
+        finish(requestID: requestID, with: .failure(CastError(.cancelled, "\(request.description) was given up (stopping)")))
+    }
+
+    private func waitForReply(requestID: Int, type: String, destination: String, namespace: String, payload: JSONValue,
+                              timeout: Duration, isFinal: @escaping @Sendable (CastReply) -> Bool) async throws -> CastReply {
+        try await withCheckedThrowingContinuation { continuation in
             // The request's timer: cancelled by the reply, the error or close().
             let timeoutTask = Task { [timeSource] in
                 try? await timeSource.sleep(for: timeout)

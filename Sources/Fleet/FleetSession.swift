@@ -229,6 +229,8 @@ final class FleetSession {
                 stable()
             } else if error.code == .connectionLost || error.code == .sessionTakenOver {
                 shortLived += 1
+            } else if error.code == .brokerDisconnected {
+                shortLived = 0  // the broker said why (restarting, busy): not a silent takeover
             }
         } else {
             shortLived = 0  // the broker itself was away: not a takeover

@@ -12,8 +12,11 @@ public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
         case unreachable = "mqtt-unreachable"
         /// The broker refused the connection (CONNACK).
         case refused = "mqtt-refused"
-        /// An established connection was lost.
+        /// An established connection was lost without a word from the broker.
         case connectionLost = "mqtt-connection-lost"
+        /// The broker ended the connection and said why (an MQTT 5 DISCONNECT
+        /// reason: shutting down, busy, keep-alive timeout...).
+        case brokerDisconnected = "mqtt-broker-disconnected"
         /// Another client with our client id took the connection over (MQTT 5 reason 0x8E).
         case sessionTakenOver = "mqtt-session-taken-over"
         /// Something listens on the broker's port but does not answer MQTT.

@@ -115,8 +115,9 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
     deinit {
         if let handle {
             if looping {
-                mosquitto_disconnect(handle)
+                // The stop is asked for before the wake-up, so the woken loop sees it.
                 loopControl.requestStop()
+                mosquitto_disconnect(handle)
                 loopQueue.sync {}
             }
             mosquitto_destroy(handle)
@@ -165,8 +166,9 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
             queue.async {
                 if let handle = self.handle, self.looping {
                     if let final { self.send(final, on: handle) }
-                    mosquitto_disconnect(handle)
+                    // The stop is asked for before the wake-up, so the woken loop sees it.
                     self.loopControl.requestStop()
+                    mosquitto_disconnect(handle)
                     self.loopQueue.sync {}  // the loop sends both, then returns
                     self.looping = false
                 }
@@ -288,8 +290,9 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
     private func stopLoop() {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let handle, looping else { return }
-        mosquitto_disconnect(handle)
+        // The stop is asked for before the wake-up, so the woken loop sees it.
         loopControl.requestStop()
+        mosquitto_disconnect(handle)
         loopQueue.sync {}
         looping = false
     }
@@ -391,7 +394,7 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
             return MQTTError(.sessionTakenOver, "another MQTT client connected to \(broker) with the same client id \(options.clientID) and took over this connection")
         }
         if code >= 0x80 {  // a DISCONNECT from the broker, with its reason
-            return MQTTError(.connectionLost, "the MQTT broker \(broker) disconnected the gateway: \(MosquittoClient.reason(code))")
+            return MQTTError(.brokerDisconnected, "the MQTT broker \(broker) disconnected the gateway: \(MosquittoClient.reason(code))")
         }
         // Closed before any CONNACK: whatever listens there did not answer MQTT (or refused our TLS).
         let closedEarly = code == MOSQ_ERR_CONN_LOST.rawValue || code == MOSQ_ERR_PROTOCOL.rawValue || code == MOSQ_ERR_TLS.rawValue

@@ -188,6 +188,24 @@ final class FleetServiceTests: XCTestCase {
         XCTAssertTrue(cleared, "\(service.status)")
     }
 
+    /// A broker that restarts (or is busy) says why in its DISCONNECT: however
+    /// often that happens soon after connecting, it is not taken for another
+    /// gateway with the same room, and the broker's reason is what is shown.
+    func testBrokerDisconnectsWithAReasonAreNotTakenForATakeover() async {
+        await start()
+        for attempt in 1...4 {
+            await connect()
+            client.emit(.disconnected(MQTTError(.brokerDisconnected, "the MQTT broker mqtt://127.0.0.1:1883 disconnected the gateway: Server shutting down")))
+            let shown = await eventually { self.service.status.problem?.hasSuffix("Server shutting down") == true }
+            XCTAssertTrue(shown, "attempt \(attempt): \(service.status)")
+            XCTAssertFalse(service.status.problem?.contains("another gateway") ?? false, "attempt \(attempt): \(service.status)")
+            let before = client.connectCalls
+            await clock.advance(by: .seconds(20), step: .seconds(1))  // beyond the backoff, within the connect timeout
+            let again = await eventually { self.client.connectCalls == before + 1 }
+            XCTAssertTrue(again, "attempt \(attempt): \(client.connectCalls) connects")
+        }
+    }
+
     /// `command-wait = 0`: a command that needs the receiver runs at once, as before.
     func testACommandWaitOfZeroRunsCommandsAtOnce() async {
         await start(handler: RecordingHandler(kinds: { _ in .needsReceiver })) { $0.commandWait = .zero }

@@ -140,7 +140,7 @@ public final class Daemon: Sendable {
             ReconfigurableService(name: "mqtt", settings: settings, part: \.mqtt) { mqtt in
                 mqtt.fleet.map { fleet in
                     // From the MQTT client's queue into the gateway's actor, in order.
-                    ReportingService(consume: { problem in await gateway.setServiceProblem(problem, for: "mqtt") }) { report in
+                    ReportingService(cleared: nil, consume: { problem in await gateway.setServiceProblem(problem, for: "mqtt") }) { report in
                         FleetService(settings: fleet, handler: FleetCommands(interpreter: interpreter), states: { gateway.states() },
                                      extras: FleetStatusExtras(version: version, startedAt: startedAt), timeSource: timeSource,
                                      onStatusChange: { status in report(status.problem.map { "mqtt: \($0)" }) })

@@ -113,6 +113,15 @@ final class FleetSession {
             // Cancelled: say goodbye (a clean DISCONNECT suppresses the Last Will).
             commandFeed.finish()
             queryFeed.finish()
+            // Held commands will not run: their senders hear so, before the DISCONNECT.
+            if connection == .connected {
+                for waiting in held {
+                    publishReply(id: waiting.request.id, ok: false, lines: [
+                        "error: not run: the gateway stopped (or reloaded its settings) while the command waited for the receiver; send it again",
+                    ])
+                }
+            }
+            held.removeAll()
             let goodbye = connection == .connected
                 ? MQTTMessage(topic: topics.availability, text: "offline", qos: 1, retain: true) : nil
             await client.disconnect(after: goodbye)

@@ -37,6 +37,15 @@ final class FleetDaemonTests: XCTestCase {
         XCTAssertEqual(cast, ["ok"], "the cast session does not depend on MQTT")
         let playing = await eventually { await daemon.gateway.state.player == .playing }
         XCTAssertTrue(playing)
+        // A reload without [mqtt] withdraws its problem with it.
+        try "[device]\nhost = tv.test\n[console]\ndevice = none\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let reloadError = await daemon.reload()
+        XCTAssertNil(reloadError)
+        let withdrawn = await eventually {
+            status = await interpreter.run("status")
+            return !status.contains { $0.hasPrefix("  mqtt: ") }
+        }
+        XCTAssertTrue(withdrawn, "\(status)")
         group.shutdown()
         let stoppedInTime = await running.value
         XCTAssertTrue(stoppedInTime, "every service stops within the group's deadline")

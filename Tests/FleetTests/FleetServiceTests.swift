@@ -296,6 +296,28 @@ final class FleetServiceTests: XCTestCase {
         XCTAssertTrue(logged.all.contains { $0.contains("creds <redacted>") })
     }
 
+    /// A command held for the receiver when the service stops (a shutdown, a
+    /// reload) is answered before the goodbye, not dropped without a word.
+    func testCommandsStillHeldAtStopAreAnswered() async {
+        await start(handler: RecordingHandler(kinds: { $0 == "status" ? .query : .needsReceiver }))
+        await connect()
+        var away = GatewayState()
+        away.link = .connecting
+        stateFeed.yield(away)
+        client.emit(.message(MQTTMessage(topic: "castgw/r1/cmd", text: #"{"id":"late","command":"checkout"}"#)))
+        // A query behind it runs at once: by then the checkout has been taken in, and held.
+        client.emit(.message(MQTTMessage(topic: "castgw/r1/cmd", text: "status")))
+        let handled = await eventually { self.handler.received == ["status"] && self.client.published(on: "castgw/r1/reply").count == 1 }
+        XCTAssertTrue(handled, "\(handler.received)")
+        task?.cancel()
+        _ = try? await task?.value
+        task = nil
+        XCTAssertEqual(handler.received, ["status"], "a held command ran at stop")
+        XCTAssertEqual(client.published(on: "castgw/r1/reply").dropFirst().map(\.text), [
+            #"{"id":"late","ok":false,"lines":["error: not run: the gateway stopped (or reloaded its settings) while the command waited for the receiver; send it again"]}"#,
+        ])
+    }
+
     func testStoppingPublishesOfflineAndDisconnects() async {
         await start()
         await connect()

@@ -95,12 +95,16 @@ public final class TLSListener: @unchecked Sendable {
                 Task { [weak self] in
                     do {
                         try await connection.handshake(timeout: timeout)
-                        // After close() nobody takes it: close it rather than leak its socket.
-                        if case .terminated = continuation.yield(connection) { connection.close() }
                     } catch {
                         logger.info("dropped \(peer): \(error)")
+                        self?.handshakeEnded(number, delivering: nil, to: continuation)
+                        return
                     }
-                    self?.handshakeEnded(number)
+                    if let self {
+                        self.handshakeEnded(number, delivering: connection, to: continuation)
+                    } else {
+                        connection.close()  // the listener is gone: nobody takes it
+                    }
                 }
             } catch {
                 logger.warning("cannot set up TLS for \(peer): \(error)")
@@ -108,7 +112,17 @@ public final class TLSListener: @unchecked Sendable {
         }
     }
 
-    private func handshakeEnded(_ number: Int) {
-        queue.async { [self] in handshaking[number] = nil }
+    /// Ends a handshake on the listener's queue, where close() runs too: a
+    /// connection is either delivered (and close() leaves it alone) or closed
+    /// by close(), never both.
+    private func handshakeEnded(_ number: Int, delivering connection: TLSConnection?,
+                                to continuation: AsyncStream<TLSConnection>.Continuation) {
+        queue.async { [self] in
+            handshaking[number] = nil
+            guard let connection else { return }
+            // After close() nobody takes it: close it rather than leak its socket.
+            if closed { return connection.close() }
+            if case .terminated = continuation.yield(connection) { connection.close() }
+        }
     }
 }

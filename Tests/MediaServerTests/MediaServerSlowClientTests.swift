@@ -42,6 +42,9 @@ final class MediaServerSlowClientTests: XCTestCase {
     func testAnotherHostTricklingItsRequestHeadIsCutOffButTheReceiverIsNot() async throws {
         let fixture = try await MediaFixture(test: self, limits: ConnectionLimits(idleTimeoutSeconds: 60, headDeadlineSeconds: 1))
         try await fixture.server.listen(towardReceiver: "127.0.0.1")
+        // The deadline runs from the server's accept, which comes after this: a
+        // busy machine can only make the measured time longer, never shorter.
+        let started = Date()
         let attacker = try slowClient(from: "127.0.0.2", to: fixture.port)
         defer { close(attacker) }
         let receiver = try slowClient(from: "127.0.0.1", to: fixture.port)
@@ -52,7 +55,6 @@ final class MediaServerSlowClientTests: XCTestCase {
         }
         // Both trickle a byte every 100 ms (always within the idle timeout)
         // until the server closes the other host's connection.
-        let started = Date()
         var closed = false
         while !closed, Date().timeIntervalSince(started) < 15 {
             for fd in [attacker, receiver] { _ = send(fd, "a", 1, Int32(MSG_NOSIGNAL)) }

@@ -236,7 +236,9 @@ final class ServiceGroupTests: XCTestCase {
         await clock.advance(by: .seconds(1))
         let stoppedInTime = await running.value
         XCTAssertFalse(stoppedInTime)
-        XCTAssertEqual(lines.withLock { $0 }, ["services: media did not stop within 10.0 s; exiting without waiting for it (nor for session)"])
+        // The session, asked to stop after the deadline, still got its grace and stopped.
+        XCTAssertEqual(lines.withLock { $0 }, ["services: media did not stop within 10.0 s; exiting without waiting for it"])
+        XCTAssertTrue(journal.all.contains("stop session"))
         XCTAssertEqual(journal.all.first { $0.hasPrefix("stop") }, "stop console")
         XCTAssertFalse(journal.all.contains("stop media"))
         stuck.open()  // let the probe's task end
@@ -273,5 +275,31 @@ final class ServiceGroupTests: XCTestCase {
         let stoppedInTime = await running.value
         XCTAssertTrue(stoppedInTime, "the services were not waited for: \(journal.all)")
         XCTAssertEqual(Array(journal.all.suffix(3)), ["stop console", "stop lirc", "stop session"])
+    }
+
+    func testServicesStillRunningAfterTheFinalGraceAreNamedToo() async {
+        let journal = Journal()
+        let lines = Mutex<[String]>([])
+        Logger.setSink { level, text in if level <= .error { lines.withLock { $0.append(text) } } }
+        defer { Logger.setSink(nil) }
+        let clock = ManualTimeSource()
+        let stuck = Gate()
+        let group = ServiceGroup(services: [Probe("session", journal: journal, stopGate: stuck), Probe("media", journal: journal, stopGate: stuck)],
+                                 timeSource: clock, shutdownDeadline: .seconds(10))
+        let running = Task { await group.run() }
+        let started = await eventually { journal.all.contains("running media") }
+        XCTAssertTrue(started)
+        group.shutdown()
+        let waiting = await eventually { clock.sleeperCount == 1 }
+        XCTAssertTrue(waiting)
+        await clock.advance(by: .seconds(10))
+        // Now the session is asked to stop too, and has 2 s.
+        let grace = await eventually { clock.sleeperCount == 1 }
+        XCTAssertTrue(grace)
+        await clock.advance(by: .seconds(2))
+        let stoppedInTime = await running.value
+        XCTAssertFalse(stoppedInTime)
+        XCTAssertEqual(lines.withLock { $0 }, ["services: media did not stop within 10.0 s; exiting without waiting for it (nor for session)"])
+        stuck.open()
     }
 }

@@ -47,6 +47,10 @@ public final class ServiceGroup: Sendable {
         self.logger = logger
     }
 
+    /// After the deadline, the services not yet stopped get this long together
+    /// (so the deadline and this stay below systemd's 15 s stop timeout).
+    static let finalGrace: Duration = .seconds(2)
+
     /// Asks the group to stop its services (in reverse order) and return from `run`.
     public func shutdown() { trigger.fire() }
 
@@ -91,19 +95,28 @@ public final class ServiceGroup: Sendable {
         }
         defer { timer.cancel() }
         var hung: ServiceRunner?
-        var notWaitedFor: [String] = []
+        var rest: [ServiceRunner] = []
         for runner in runners.reversed() where runner.isStarted {
             runner.stop.fire()
             guard hung == nil else {
-                notWaitedFor.append(runner.service.name)  // past the deadline: asked to stop, not waited for
+                rest.append(runner)  // past the deadline: asked to stop at once, all together
                 continue
             }
             logger.debug("stopping \(runner.service.name)")
             if await firstFired([runner.finished, deadline]) != 0 { hung = runner }
         }
         guard let hung else { return true }
+        // The services after the hung one (the Cast session among them) get a
+        // last short grace together, so that they still leave cleanly.
+        let grace = StopSignal()
+        let graceTimer = Task { [timeSource] in
+            if (try? await timeSource.sleep(for: ServiceGroup.finalGrace)) != nil { grace.fire() }
+        }
+        defer { graceTimer.cancel() }
+        for runner in rest where await firstFired([runner.finished, grace]) != 0 { break }
+        let notStopped = rest.filter { !$0.finished.isFired }.map(\.service.name)
         logger.error("\(hung.service.name) did not stop within \(shutdownDeadline.secondsText); exiting without waiting for it"
-            + (notWaitedFor.isEmpty ? "" : " (nor for \(notWaitedFor.joined(separator: ", ")))"))
+            + (notStopped.isEmpty ? "" : " (nor for \(notStopped.joined(separator: ", ")))"))
         return false
     }
 

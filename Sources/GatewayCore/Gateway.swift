@@ -339,7 +339,13 @@ public actor Gateway {
 
     private func waitFor(_ client: CastClient, timeout: Duration, what: String,
                          until condition: @escaping @Sendable (CastClientState) throws -> Bool) async throws {
-        let timeSource = self.timeSource
+        try await Gateway.waitFor(gateway: self, client: client, timeSource: timeSource, timeout: timeout, what: what, until: condition)
+    }
+
+    /// Not isolated to the gateway (Swift 6.0.3's region checker crashes on a
+    /// task group inside the actor whose child awaits the actor).
+    private nonisolated static func waitFor(gateway: Gateway, client: CastClient, timeSource: any TimeSource, timeout: Duration,
+                                            what: String, until condition: @escaping @Sendable (CastClientState) throws -> Bool) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 var held = false
@@ -350,7 +356,7 @@ public actor Gateway {
                 guard held else { throw CancellationError() }
                 // The gateway applies the client's states on its own task: wait until it
                 // has, so that what the caller reads next (status, devices) agrees.
-                for await _ in self.states() where try await self.appliedClientState(from: client, satisfies: condition) { return }
+                for await _ in gateway.states() where try await gateway.appliedClientState(from: client, satisfies: condition) { return }
                 throw CancellationError()
             }
             group.addTask {
@@ -363,7 +369,7 @@ public actor Gateway {
     }
 
     /// Whether the client state the gateway has applied (and published) is `client`'s and meets `condition`.
-    private func appliedClientState(from client: CastClient, satisfies condition: (CastClientState) throws -> Bool) throws -> Bool {
+    private func appliedClientState(from client: CastClient, satisfies condition: @Sendable (CastClientState) throws -> Bool) throws -> Bool {
         guard self.client === client, let clientState else { return false }
         return try condition(clientState)
     }

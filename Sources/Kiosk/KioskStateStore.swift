@@ -95,7 +95,7 @@ public final class KioskStateStore: Sendable {
     public func load() -> KioskSavedState? {
         let text: String
         do {
-            guard let read = try KioskFile.readRegularFile(path, limit: KioskStateStore.maximumSize) else { return nil }
+            guard let read = try FileSystem.readRegularFile(path, limit: KioskStateStore.maximumSize) else { return nil }
             text = read
         } catch {
             logger.warning("ignoring \(path): \(error); starting from the first item")

@@ -27,8 +27,8 @@ extension Playlist {
             let text: String
             do {
                 // Not FileSystem.readText: a FIFO at the path would block the start (and a reload) for good.
-                guard let read = try KioskFile.readRegularFile(path, limit: 1 << 20) else {
-                    throw KioskFileError(.unreadable, "it does not exist (check [kiosk] playlist)")
+                guard let read = try FileSystem.readRegularFile(path, limit: 1 << 20) else {
+                    throw FileReadError(.unreadable, "it does not exist (check [kiosk] playlist)")
                 }
                 text = read
             } catch {

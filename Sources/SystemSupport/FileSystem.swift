@@ -9,19 +9,34 @@ public enum FileSystem {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw SystemError.current("cannot open \(path)") }
         defer { close(fd) }
+        switch readAll(fd, limit: limit) {
+        case .text(let text): return text
+        case .failed(let code): throw SystemError("cannot read \(path)", errno: code)
+        case .tooLarge: throw SystemError("\(path) is larger than \(limit) bytes", errno: EFBIG)
+        }
+    }
+
+    enum ReadOutcome {
+        case text(String)
+        case failed(errno: Int32)
+        case tooLarge
+    }
+
+    /// Reads `fd` to its end (at most `limit` bytes), retrying EINTR; invalid UTF-8 is repaired.
+    static func readAll(_ fd: Int32, limit: Int) -> ReadOutcome {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 8192)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw SystemError.current("cannot read \(path)")
+                return .failed(errno: errno)
             }
             if count == 0 { break }
             bytes.append(contentsOf: buffer[0..<count])
-            if bytes.count > limit { throw SystemError("\(path) is larger than \(limit) bytes", errno: EFBIG) }
+            if bytes.count > limit { return .tooLarge }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return .text(String(decoding: bytes, as: UTF8.self))
     }
 
     /// The permission bits of `path`, or nil if it cannot be examined.

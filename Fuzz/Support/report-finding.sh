@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by Fuzz/run.sh and Fuzz/run-device-auth.sh. After a failed run,
 # prints what CI's log must hold to reproduce the finding without the
 # artifact files: the exact command, and the input itself (base64).

@@ -67,6 +67,7 @@ PACKAGES=(
     qemu-system-arm       # the image boot test (qemu-system-aarch64 -M virt)
     qemu-system-x86       # the virtual board
     qemu-user-static      # arm64 chroots: install tests, dpkg-shlibdeps, mmdebstrap
+    rsync                 # deploy/package keeps a content-synced source copy (incremental builds)
     shellcheck            # Tests/deploy lints every script
     stress-ng             # Tests/stress.sh keeps both cores busy
     udev                  # systemd-udevd for the udev rules scenario on the virtual board

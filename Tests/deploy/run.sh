@@ -170,6 +170,11 @@ for target in $TARGETS; do
         fi
     fi
     [[ $deb == *"_${suite}_${arch}.deb" ]] || { bad "$target: the package is named $deb"; continue; }
+    if [ "$suite" = trixie ] && [ -s "$WORK/package.log" ]; then
+        # This build is the project's oldest-toolchain check: Debian's own
+        # Swift 6.0.3 against trixie's libcec 7, libgpiod 2 and OpenSSL 3.5.
+        check "$target: built with Debian trixie's Swift 6.0.3" grep -q "with Swift version 6\.0\.3" "$WORK/package.log"
+    fi
     check "$target: lintian reports no errors" lintian --fail-on error "$deb"
     sim=$(dirname "$deb")/cast-receiver-sim_${suite}_${arch}
     [ -x "$sim" ] || { bad "$target: no $sim (deploy/package --simulator)"; continue; }

@@ -3,17 +3,17 @@ import CastProtocol
 extension CastClient {
     // MARK: Loading
 
-    /// Plays `load.media` now: launches the configured app unless an app that
-    /// speaks the media namespace already runs, then sends LOAD.
-    public func load(_ request: LoadRequest) async throws {
+    /// Plays `load.media` now: launches `settings.appID` unless it already
+    /// runs and speaks the media namespace, then sends LOAD.
+    public func load(_ request: LoadRequest, launching settings: LaunchSettings = LaunchSettings()) async throws {
         // Cast Connect receivers sign the user in with LOAD's credentials.
         var withCredentials = request
-        if withCredentials.credentials == nil, let credentials = configuration.mediaCredentials {
+        if withCredentials.credentials == nil, let credentials = settings.loadCredentials {
             withCredentials.credentials = credentials.credentials
             withCredentials.credentialsType = credentials.credentialsType
         }
         let load = withCredentials
-        let (channel, application) = try await mediaApplication()
+        let (channel, application) = try await mediaApplication(settings)
         let reply = try await channel.request(namespace: CastNamespace.media, to: application.transportID,
                                               timeout: configuration.requestTimeout) {
             MediaRequest.load(load, sessionID: application.sessionID).json(requestID: $0)
@@ -22,9 +22,10 @@ extension CastClient {
     }
 
     /// Replaces the queue with `items` and starts at `startIndex` ("play now" for a list).
-    public func queueLoad(_ items: [QueueItem], startIndex: Int = 0, repeatMode: String = "REPEAT_OFF") async throws {
-        let (channel, application) = try await mediaApplication()
-        let credentials = configuration.mediaCredentials
+    public func queueLoad(_ items: [QueueItem], startIndex: Int = 0, repeatMode: String = "REPEAT_OFF",
+                          launching settings: LaunchSettings = LaunchSettings()) async throws {
+        let (channel, application) = try await mediaApplication(settings)
+        let credentials = settings.loadCredentials
         let reply = try await channel.request(namespace: CastNamespace.media, to: application.transportID,
                                               timeout: configuration.requestTimeout) {
             MediaRequest.queueLoad(items: items, startIndex: startIndex, repeatMode: repeatMode,
@@ -34,21 +35,22 @@ extension CastClient {
     }
 
     /// Adds `items` to the queue ("add to queue"), or loads them when nothing plays.
-    public func queueInsert(_ items: [QueueItem], insertBefore: Int? = nil) async throws {
+    public func queueInsert(_ items: [QueueItem], insertBefore: Int? = nil,
+                            launching settings: LaunchSettings = LaunchSettings()) async throws {
         guard let media = state.media, media.playerState != .idle || media.media != nil else {
-            try await queueLoad(items)
+            try await queueLoad(items, launching: settings)
             return
         }
         try await mediaCommand(.queueInsert(items: items, insertBefore: insertBefore, mediaSessionID: media.mediaSessionID))
     }
 
-    /// The app to send media to: the configured app, launched unless it runs.
-    private func mediaApplication() async throws -> (CastChannel, ReceiverApplication) {
+    /// The app to send media to: `settings.appID`, launched unless it runs.
+    private func mediaApplication(_ settings: LaunchSettings) async throws -> (CastChannel, ReceiverApplication) {
         let channel = try connectedChannel()
-        if let application = state.application, application.supportsMedia, application.appID == configuration.appID {
+        if let application = state.application, application.supportsMedia, application.appID == settings.appID {
             return (channel, application)
         }
-        let application = try await launch()
+        let application = try await launch(settings)
         return (try connectedChannel(), application)
     }
 

@@ -1,21 +1,16 @@
 import CastProtocol
 
 extension CastClient {
-    /// Launches `appID` (default: the configured app) and joins it. A
+    /// Launches `settings.appID` with its credentials and joins it. A
     /// LAUNCH_ERROR with reason CANCELLED (the receiver was busy switching
     /// apps) is retried once. Launch progress (LAUNCH_STATUS) is logged while
     /// waiting, up to the launch timeout.
     @discardableResult
-    public func launch(appID: String? = nil, allowsAndroidReceiver: Bool? = nil,
-                       credentials: LaunchCredentials?? = .none) async throws -> ReceiverApplication {
+    public func launch(_ settings: LaunchSettings = LaunchSettings()) async throws -> ReceiverApplication {
         let channel = try connectedChannel()
-        let credentialsToUse: LaunchCredentials? = switch credentials {
-        case .some(let explicit): explicit
-        case .none: configuration.launchCredentials
-        }
-        let request = LaunchRequest(appID: appID ?? configuration.appID, language: configuration.language,
-                                    allowsAndroidReceiver: allowsAndroidReceiver ?? configuration.allowsAndroidReceiver,
-                                    credentials: credentialsToUse)
+        let request = LaunchRequest(appID: settings.appID, language: configuration.language,
+                                    allowsAndroidReceiver: settings.allowsAndroidReceiver,
+                                    credentials: settings.credentials)
         let logger = self.logger
         for attempt in 1...2 {
             logger.info("launching \(request.appID) (app types \(request.supportedAppTypes.joined(separator: ", "))\(request.credentials == nil ? "" : ", with credentials"))")

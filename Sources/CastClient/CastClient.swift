@@ -17,13 +17,6 @@ public actor CastClient {
     public struct Configuration: Sendable {
         public var host: String
         public var port: UInt16
-        /// The receiver app to launch for media (default: the Default Media Receiver).
-        public var appID: String
-        /// Allow an Android TV receiver app (Cast Connect) for `appID`.
-        public var allowsAndroidReceiver: Bool
-        public var launchCredentials: LaunchCredentials?
-        /// Sent with LOAD and QUEUE_LOAD (never logged).
-        public var mediaCredentials: LaunchCredentials?
         public var language: String
         public var senderInfo: ConnectionMessages.SenderInfo
         public var requestTimeout: Duration
@@ -32,9 +25,7 @@ public actor CastClient {
         public var deadAfter: Duration
         public var backoff: Backoff
 
-        public init(host: String, port: UInt16 = 8009, appID: String = CastAppID.defaultMediaReceiver,
-                    allowsAndroidReceiver: Bool = false, launchCredentials: LaunchCredentials? = nil,
-                    mediaCredentials: LaunchCredentials? = nil, language: String = "en-US",
+        public init(host: String, port: UInt16 = 8009, language: String = "en-US",
                     senderInfo: ConnectionMessages.SenderInfo = ConnectionMessages.SenderInfo(
                         userAgent: "cast-gateway", version: "0.1.0", systemVersion: "Linux"),
                     requestTimeout: Duration = .seconds(10), launchTimeout: Duration = .seconds(30),
@@ -42,10 +33,6 @@ public actor CastClient {
                     backoff: Backoff = Backoff()) {
             self.host = host
             self.port = port
-            self.appID = appID
-            self.allowsAndroidReceiver = allowsAndroidReceiver
-            self.launchCredentials = launchCredentials
-            self.mediaCredentials = mediaCredentials
             self.language = language
             self.senderInfo = senderInfo
             self.requestTimeout = requestTimeout
@@ -111,13 +98,18 @@ public actor CastClient {
     /// Snapshots of the client's state, starting with the current one.
     public nonisolated func states() -> AsyncStream<CastClientState> { broadcaster.subscribe() }
 
+    /// Numbered snapshots, starting with the current one: a follower that
+    /// applies them knows how far it has caught up (`publishedVersion`).
+    public nonisolated func versionedStates() -> AsyncStream<StateBroadcaster<CastClientState>.Versioned> {
+        broadcaster.subscribeVersioned()
+    }
+
+    /// The number of the newest snapshot published, readable without entering
+    /// the actor: after a request returns, its final state has this number or less.
+    public nonisolated var publishedVersion: UInt64 { broadcaster.version }
+
     /// The current snapshot.
     public var currentState: CastClientState { state }
-
-    /// The newest published snapshot, readable without waiting for the actor.
-    /// A follower applies this rather than the snapshot a stream delivered,
-    /// which may be older than one it already took with `currentState`.
-    public nonisolated var latestState: CastClientState { broadcaster.current }
 
     /// Starts connecting (and reconnecting) in the background.
     public func start() {
@@ -152,15 +144,6 @@ public actor CastClient {
     /// Skips the current backoff wait (e.g. the device was seen again).
     public func reconnectNow() {
         backoffSleep?.cancel()
-    }
-
-    /// Replaces the launch settings used from the next launch on.
-    public func setLaunchSettings(appID: String? = nil, allowsAndroidReceiver: Bool? = nil,
-                                  credentials: LaunchCredentials?? = .none, mediaCredentials: LaunchCredentials?? = .none) {
-        if let appID { configuration.appID = appID }
-        if let allowsAndroidReceiver { configuration.allowsAndroidReceiver = allowsAndroidReceiver }
-        if case .some(let credentials) = credentials { configuration.launchCredentials = credentials }
-        if case .some(let credentials) = mediaCredentials { configuration.mediaCredentials = credentials }
     }
 
     // MARK: Connection loop

@@ -24,7 +24,7 @@ extension Gateway {
                 throw GatewayError(.unknownPreset, "preset \(number) is not set; add '\(number) = URL' under [presets]")
             }
             let request = try await resolvingLocalPath(CastRequest(url: preset.url, title: preset.title))
-            try await requireClient().load(request.loadRequest)
+            try await requireClient().load(request.loadRequest, launching: launchSettings)
             return
         case .selectNextDevice:
             try await selectNextDevice()
@@ -54,7 +54,7 @@ extension Gateway {
         case .subtitlesOff: try await client.subtitlesOff()
         case .cycleAudioTrack: try await client.cycleAudioTrack()
         case .setPlaybackRate(let rate): try await client.setPlaybackRate(rate)
-        case .launchApp: try await client.launch()
+        case .launchApp: try await client.launch(launchSettings)
         case .stopApp: try await client.stopApplication()
         case .none, .preset, .selectNextDevice, .tvPowerOn, .tvStandby: break
         }
@@ -65,7 +65,7 @@ extension Gateway {
         try await reporting {
             let resolved = try await self.resolvingLocalPath(request)
             try resolved.checkSize()
-            try await self.requireClient().load(resolved.loadRequest)
+            try await self.requireClient().load(resolved.loadRequest, launching: self.launchSettings)
         }
     }
 
@@ -74,7 +74,7 @@ extension Gateway {
         try await reporting {
             let resolved = try await self.resolvingLocalPath(request)
             try resolved.checkSize()
-            try await self.requireClient().queueInsert([resolved.queueItem])
+            try await self.requireClient().queueInsert([resolved.queueItem], launching: self.launchSettings)
         }
     }
 
@@ -102,10 +102,13 @@ extension Gateway {
         return resolved
     }
 
-    /// Launches `appID`, optionally allowing an Android TV receiver.
+    /// Launches `appID`, optionally allowing an Android TV receiver, with the launch credentials in force.
     public func launch(appID: String, allowsAndroidReceiver: Bool) async throws {
         try await reporting {
-            try await self.requireClient().launch(appID: appID, allowsAndroidReceiver: allowsAndroidReceiver)
+            var settings = self.launchSettings
+            settings.appID = appID
+            settings.allowsAndroidReceiver = allowsAndroidReceiver
+            try await self.requireClient().launch(settings)
         }
     }
 
@@ -113,8 +116,7 @@ extension Gateway {
     public func selectSubtitleTrack(_ trackID: Int) async throws {
         try await reporting {
             let client = try self.requireClient()
-            let state = await client.currentState
-            guard let media = state.media, let tracks = media.media?.tracks,
+            guard let media = self.clientState?.media, let tracks = media.media?.tracks,
                   tracks.contains(where: { $0.trackID == trackID && $0.kind == .text }) else {
                 throw GatewayError(.badArgument, "there is no subtitle track \(trackID); 'status' lists the tracks")
             }
@@ -125,7 +127,7 @@ extension Gateway {
 
     /// The text tracks of the current media: (id, name, active).
     public func subtitleTracks() async -> [(id: Int, name: String, active: Bool)] {
-        guard let client, let media = await client.currentState.media else { return [] }
+        guard client != nil, let media = clientState?.media else { return [] }
         return (media.media?.tracks ?? []).filter { $0.kind == .text }.map { track in
             (track.trackID, track.name ?? track.language ?? "track \(track.trackID)", media.activeTrackIDs.contains(track.trackID))
         }

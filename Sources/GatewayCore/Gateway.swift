@@ -27,7 +27,13 @@ public actor Gateway {
     private var target: Target
     private var discovery = DiscoverySnapshot()
     private var actionError: GatewayState.Problem?
-    private var clientState: CastClientState?
+    /// The client's newest snapshot the gateway has applied, and its number.
+    /// Client state reaches the gateway only through the client's published
+    /// snapshots (`follow(_:)`): nothing pulls it.
+    private(set) var clientState: CastClientState?
+    private var appliedClientVersion: UInt64 = 0
+    /// Requests waiting for the gateway to apply the snapshot they ended with.
+    private var catchUpWaiters: [(version: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
     private var clientTask: Task<Void, Never>?
     private var started = false
     /// The last 20 key events and the actions they mapped to (console `keys`).
@@ -113,11 +119,6 @@ public actor Gateway {
             // Applies from the next connection: the session in progress is not dropped for it.
             await client?.setDeviceAuthentication(policy: newSettings.cast.authentication, authenticator: authenticator)
         }
-        if old.cast != newSettings.cast, let client {
-            await client.setLaunchSettings(appID: newSettings.cast.appID,
-                                           allowsAndroidReceiver: newSettings.cast.allowsAndroidReceiver,
-                                           credentials: .some(launchCredentials), mediaCredentials: .some(mediaCredentials))
-        }
         if old.device != newSettings.device {
             target = Gateway.target(for: newSettings.device.target)
             logger.notice("device changed by the configuration: \(describe(target))")
@@ -164,27 +165,24 @@ public actor Gateway {
         }
     }
 
-    /// The launch credentials in force: typed at runtime, else the configured ones.
-    var launchCredentials: LaunchCredentials? {
-        typedCredentials ?? settings.cast.launchCredentials
-    }
-
-    /// LOAD's credentials: the configured media ones, else the launch ones.
-    var mediaCredentials: LaunchCredentials? {
-        settings.cast.mediaCredentials ?? launchCredentials
+    /// What launches and LOADs send: the configured app, and the credentials
+    /// typed at runtime, else the configured ones. The gateway is their one
+    /// owner; every request carries them, so a reload applies from the next one.
+    var launchSettings: LaunchSettings {
+        LaunchSettings(appID: settings.cast.appID, allowsAndroidReceiver: settings.cast.allowsAndroidReceiver,
+                       credentials: typedCredentials ?? settings.cast.launchCredentials,
+                       mediaCredentials: settings.cast.mediaCredentials)
     }
 
     /// Sets (or with nil clears) the launch credentials for later launches;
     /// they are kept for new connections too, until cleared or forgotten.
-    public func setLaunchCredentials(_ credentials: LaunchCredentials?) async {
+    public func setLaunchCredentials(_ credentials: LaunchCredentials?) {
         typedCredentials = .some(credentials)
-        await client?.setLaunchSettings(credentials: .some(launchCredentials), mediaCredentials: .some(mediaCredentials))
     }
 
     /// Drops credentials typed at runtime (checkout): the configured ones apply again.
-    public func forgetTypedCredentials() async {
+    public func forgetTypedCredentials() {
         typedCredentials = nil
-        await client?.setLaunchSettings(credentials: .some(launchCredentials), mediaCredentials: .some(mediaCredentials))
     }
 
     // MARK: TV control
@@ -284,9 +282,7 @@ public actor Gateway {
         }
         let client = CastClient(
             configuration: CastClient.Configuration(
-                host: host, port: port, appID: settings.cast.appID,
-                allowsAndroidReceiver: settings.cast.allowsAndroidReceiver,
-                launchCredentials: launchCredentials, mediaCredentials: mediaCredentials,
+                host: host, port: port,
                 senderInfo: ConnectionMessages.SenderInfo(userAgent: "cast-gateway/\(version)", version: version,
                                                           systemVersion: "Linux")),
             connector: connector, timeSource: timeSource)
@@ -300,18 +296,18 @@ public actor Gateway {
         if let old = client { await old.stop() }
         client = newClient
         clientState = nil
+        appliedClientVersion = 0
+        releaseCatchUpWaiters()
         guard let newClient else {
             publish()
             return
         }
         await newClient.start()
-        let states = newClient.states()
-        // Follows this client's states until it is replaced: the task lives as long as the client does.
+        let states = newClient.versionedStates()
+        // Follows this client's snapshots until it is replaced: the task lives as long as the client does.
         clientTask = Task {
-            // A delivered snapshot only says "changed": the newest one is applied, so a
-            // stale one buffered behind an action's own snapshot cannot roll the state back.
-            for await _ in states {
-                self.clientChanged(newClient.latestState, from: newClient)
+            for await snapshot in states {
+                self.clientChanged(snapshot.value, version: snapshot.version, from: newClient)
             }
         }
     }
@@ -342,20 +338,13 @@ public actor Gateway {
         try await Gateway.waitFor(gateway: self, client: client, timeSource: timeSource, timeout: timeout, what: what, until: condition)
     }
 
-    /// Not isolated to the gateway (Swift 6.0.3's region checker crashes on a
-    /// task group inside the actor whose child awaits the actor).
+    /// Waits on the gateway's own applied state (the one path client state
+    /// takes). Not isolated to the gateway: Swift 6.0.3's region checker
+    /// crashes on a task group inside the actor whose child awaits the actor.
     private nonisolated static func waitFor(gateway: Gateway, client: CastClient, timeSource: any TimeSource, timeout: Duration,
                                             what: String, until condition: @escaping @Sendable (CastClientState) throws -> Bool) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                var held = false
-                for await state in client.states() where try condition(state) {
-                    held = true
-                    break
-                }
-                guard held else { throw CancellationError() }
-                // The gateway applies the client's states on its own task: wait until it
-                // has, so that what the caller reads next (status, devices) agrees.
                 for await _ in gateway.states() where try await gateway.appliedClientState(from: client, satisfies: condition) { return }
                 throw CancellationError()
             }
@@ -388,17 +377,38 @@ public actor Gateway {
 
     // MARK: State
 
-    private func clientChanged(_ snapshot: CastClientState, from source: CastClient) {
-        guard source === client else { return }
+    /// Applies a snapshot the client published. They arrive in order (a slow
+    /// follower skips to the newest), so an applied state is never rolled back.
+    private func clientChanged(_ snapshot: CastClientState, version: UInt64, from source: CastClient) {
+        guard source === client, version > appliedClientVersion else { return }
         clientState = snapshot
+        appliedClientVersion = version
         publish()
+        let ready = catchUpWaiters.filter { $0.version <= version }
+        catchUpWaiters.removeAll { $0.version <= version }
+        for waiter in ready { waiter.continuation.resume() }
+    }
+
+    /// Returns once the gateway has applied the client's snapshot that was
+    /// newest when called: the state a request ended in is then the gateway's.
+    /// (A replaced client's requests stop waiting: its snapshots no longer apply.)
+    private func catchUp(with source: CastClient) async {
+        let version = source.publishedVersion
+        guard source === client, version > appliedClientVersion else { return }
+        await withCheckedContinuation { catchUpWaiters.append((version, $0)) }
+    }
+
+    private func releaseCatchUpWaiters() {
+        let waiters = catchUpWaiters
+        catchUpWaiters.removeAll()
+        for waiter in waiters { waiter.continuation.resume() }
     }
 
     /// Records the outcome of an action (a failure is shown until the next
-    /// success) and takes the client's latest snapshot, so the state an action
-    /// returns to is already current.
+    /// success) once the gateway has applied the state the action ended in,
+    /// so the state an action returns to is already current.
     func record(_ error: (any Error)?) async {
-        if let client { clientState = await client.currentState }
+        if let client { await catchUp(with: client) }
         if let error {
             let code: String = switch error {
             case let error as CastError: error.code.rawValue

@@ -172,7 +172,7 @@ final class CastClientResilienceTests: XCTestCase {
         faults.launchErrorReason = "NOT_FOUND"
         faults.launchErrorCount = nil
         await harness.simulator.setFaults(faults)
-        if let error = await expectCastError(.launchFailed, { try await harness.client.launch(appID: "ABCDEF12") }) {
+        if let error = await expectCastError(.launchFailed, { try await harness.client.launch(LaunchSettings(appID: "ABCDEF12")) }) {
             XCTAssertEqual(error.reason, "NOT_FOUND")
             XCTAssertTrue(error.message.contains("app-id"), "the message should say what to check: \(error.message)")
         }
@@ -182,12 +182,10 @@ final class CastClientResilienceTests: XCTestCase {
     }
 
     func testLaunchSendsAndroidFlagAndCredentials() async throws {
-        let harness = try ClientHarness { configuration in
-            configuration.allowsAndroidReceiver = true
-            configuration.launchCredentials = LaunchCredentials(credentials: "acct-token", credentialsType: "android")
-        }
+        let harness = try ClientHarness()
         await harness.startConnected()
-        try await harness.client.launch(appID: "1234ABCD")
+        try await harness.client.launch(LaunchSettings(appID: "1234ABCD", allowsAndroidReceiver: true,
+                                                       credentials: LaunchCredentials(credentials: "acct-token", credentialsType: "android")))
         let launch = harness.sentMessages().compactMap { try? $0.jsonPayload() }.first { $0["type"] == "LAUNCH" }
         XCTAssertEqual(launch?["supportedAppTypes"], ["WEB", "ANDROID_TV"])
         XCTAssertEqual(launch?["credentialsData"], ["credentials": "acct-token", "credentialsType": "android"])

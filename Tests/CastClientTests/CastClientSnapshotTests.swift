@@ -14,7 +14,7 @@ final class CastClientSnapshotTests: XCTestCase {
         await harness.client.observeSnapshots { state in snapshots.withLock { $0.append(state) } }
         await harness.startConnected()
         try await harness.loadVideo()
-        try await harness.client.launch(appID: "ABCD1234")
+        try await harness.client.launch(LaunchSettings(appID: "ABCD1234"))
         let switched = await eventually { await harness.state().application?.appID == "ABCD1234" }
         XCTAssertTrue(switched)
         let all = snapshots.withLock { $0 }

@@ -131,12 +131,12 @@ final class KioskHarness: @unchecked Sendable {
     }
 
     /// A second sender: the guest's phone.
-    func phone(appID: String = CastAppID.defaultMediaReceiver) async -> CastClient {
-        let phone = CastClient(configuration: CastClient.Configuration(host: "tv.test", appID: appID),
+    func phone(appID: String = CastAppID.defaultMediaReceiver) async -> GuestPhone {
+        let phone = CastClient(configuration: CastClient.Configuration(host: "tv.test"),
                                connector: KioskHarness.connector(to: simulator), timeSource: clock)
         await phone.start()
         _ = await eventually { await phone.currentState.phase == .connected }
-        return phone
+        return GuestPhone(client: phone, app: LaunchSettings(appID: appID))
     }
 }
 

@@ -61,28 +61,29 @@ let package = Package(
         ),
 
         // MARK: Pure values and platform support
-        .target(name: "CastProtocol"),
+        .target(name: "JSON"),
+        .target(name: "CastProtocol", dependencies: ["JSON"]),
         .target(name: "SystemSupport"),
         .target(name: "GatewayModel"),
 
         // MARK: I/O
         .target(name: "TLS", dependencies: ["COpenSSL", "CShims", "SystemSupport"]),
-        .target(name: "CastClient", dependencies: ["CastProtocol", "SystemSupport"]),
+        .target(name: "CastClient", dependencies: ["JSON", "CastProtocol", "SystemSupport"]),
         .target(name: "DeviceAuth", dependencies: ["COpenSSL", "CShims", "CastProtocol", "SystemSupport"]),
         .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport"]),
         .target(name: "RemoteInput", dependencies: ["CShims", "GatewayModel", "SystemSupport"]),
-        .target(name: "StatusOutput", dependencies: ["CastProtocol", "CShims", "GatewayModel", "SystemSupport"]),
-        .target(name: "Fleet", dependencies: ["CMosquitto", "CastProtocol", "GatewayModel", "SystemSupport"]),
+        .target(name: "StatusOutput", dependencies: ["JSON", "CastProtocol", "CShims", "GatewayModel", "SystemSupport"]),
+        .target(name: "Fleet", dependencies: ["JSON", "CMosquitto", "CastProtocol", "GatewayModel", "SystemSupport"]),
         .target(name: "MediaServer", dependencies: ["CMicroHTTPD", "CShims", "SystemSupport"]),
 
         // MARK: Core and tools
         .target(
             name: "GatewayCore",
-            dependencies: ["CastClient", "CastProtocol", "GatewayModel", "SystemSupport"]
+            dependencies: ["JSON", "CastClient", "CastProtocol", "GatewayModel", "SystemSupport"]
         ),
         .target(
             name: "Kiosk",
-            dependencies: ["CastClient", "CastProtocol", "GatewayCore", "GatewayModel", "SystemSupport"]
+            dependencies: ["JSON", "CastClient", "CastProtocol", "GatewayCore", "GatewayModel", "SystemSupport"]
         ),
         .target(
             name: "Daemon",
@@ -91,7 +92,7 @@ let package = Package(
         ),
         .target(
             name: "ReceiverSimulator",
-            dependencies: ["CastProtocol", "SystemSupport"]
+            dependencies: ["JSON", "CastProtocol", "SystemSupport"]
         ),
         .target(name: "CurlMediaProbe", dependencies: ["CCurl", "ReceiverSimulator", "SystemSupport"]),
         .executableTarget(
@@ -109,7 +110,7 @@ let package = Package(
 
         .executableTarget(
             name: "cast-gateway-bench",
-            dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Fleet", "MediaServer", "RemoteInput", "TLS", "SystemSupport"],
+            dependencies: ["JSON", "Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Fleet", "MediaServer", "RemoteInput", "TLS", "SystemSupport"],
             path: "bench/Sources"
         ),
 
@@ -121,14 +122,14 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskTests",
-            dependencies: ["Kiosk", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "StatusOutput",
+            dependencies: ["JSON", "Kiosk", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "StatusOutput",
                            "SystemSupport", "TestSupport"]
         ),
-        .testTarget(name: "CastProtocolTests", dependencies: ["CastProtocol", "TestSupport"]),
+        .testTarget(name: "CastProtocolTests", dependencies: ["JSON", "CastProtocol", "TestSupport"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["Daemon", "Discovery", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Kiosk", "ReceiverSimulator",
+            dependencies: ["JSON", "Daemon", "Discovery", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Kiosk", "ReceiverSimulator",
                            "RemoteInput", "StatusOutput", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
@@ -144,20 +145,20 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayCoreTests",
-            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "SystemSupport",
+            dependencies: ["JSON", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "SystemSupport",
                            "TestSupport"]
         ),
         .testTarget(
             name: "FleetTests",
-            dependencies: ["Fleet", "CastProtocol", "GatewayModel", "SystemSupport", "TestSupport"]
+            dependencies: ["JSON", "Fleet", "CastProtocol", "GatewayModel", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "MediaServerTests",
-            dependencies: ["MediaServer", "ReceiverSimulator", "CurlMediaProbe", "CastProtocol", "SystemSupport", "TestSupport"]
+            dependencies: ["JSON", "MediaServer", "ReceiverSimulator", "CurlMediaProbe", "CastProtocol", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["CastProtocol", "SystemSupport", "TestSupport", "CastClient", "DeviceAuth", "TLS"],
+            dependencies: ["JSON", "CastProtocol", "SystemSupport", "TestSupport", "CastClient", "DeviceAuth", "TLS"],
             exclude: ["pychromecast"]
         ),
     ],

@@ -1,6 +1,6 @@
 // libFuzzer entry for what anyone who may publish to a room's cmd topic can
 // send: the MQTT command payload parser, its redaction and the reply it
-// builds. Built with the CastProtocol sources and
+// builds. Built with the JSON module's sources and
 // Sources/Fleet/FleetCommandPayload.swift by Fuzz/run.sh; any crash, hang or
 // sanitizer report is a bug.
 

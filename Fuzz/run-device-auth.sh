@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the device-authentication fuzzer (libFuzzer + AddressSanitizer) from
-# the CastProtocol, SystemSupport and DeviceAuth sources and runs it for a
+# the JSON, CastProtocol, SystemSupport and DeviceAuth sources and runs it for a
 # bounded time (default 60 s) on the seed corpus in Fuzz/corpus/device-auth/
 # plus seeds from a fresh test PKI. Exits non-zero on any finding; crashing
 # inputs are kept in build/fuzz-device-auth/artifacts/.
@@ -36,7 +36,7 @@ clang -O1 -fsanitize=fuzzer-no-link,address -I "$REPO/Sources/CShims/include" -c
 CMODULES=(-I "$REPO/Sources/COpenSSL" -I "$OUT/include/CShims")
 
 # One object and module per Swift module, in dependency order.
-for module in CastProtocol SystemSupport DeviceAuth; do
+for module in JSON CastProtocol SystemSupport DeviceAuth; do
     extra=()
     if [ "$module" = DeviceAuth ]; then extra=(-enable-testing "${CMODULES[@]}"); fi
     # Every source of the module, subfolders included, as SwiftPM builds it.

@@ -16,10 +16,10 @@ OUT=$REPO/build/fuzz/mqtt-command
 mkdir -p "$OUT/corpus" "$OUT/artifacts"
 cp "$REPO"/Fuzz/corpus/mqtt-command/* "$OUT/corpus/"
 
-# The parser is pure: CastProtocol's JSON plus the one Fleet file, no libmosquitto.
+# The parser is pure: the JSON module plus the one Fleet file, no libmosquitto.
 # gold warns once per ASan helper symbol ("Cannot export local symbol"); harmless.
 swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name FleetCommandFuzz \
-    "$REPO"/Sources/CastProtocol/*.swift "$REPO/Sources/Fleet/FleetCommandPayload.swift" \
+    "$REPO"/Sources/JSON/*.swift "$REPO/Sources/Fleet/FleetCommandPayload.swift" \
     "$REPO/Fuzz/FuzzMQTTCommand.swift" -o "$OUT/fuzz-mqtt-command" \
     2> >(grep -v "Cannot export local symbol" >&2)
 

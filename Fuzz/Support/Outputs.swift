@@ -5,6 +5,7 @@
 import CastProtocol
 import GatewayCore
 import GatewayModel
+import JSON
 import StatusOutput
 import Synchronization
 

@@ -6,6 +6,7 @@
 // layer (0: byte stream in irregular chunks, 1: protobuf body, 2: JSON).
 // whole-path.swift takes the same bytes on through the client to the outputs.
 import CastProtocol
+import JSON
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCastDecoding(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {

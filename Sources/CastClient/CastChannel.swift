@@ -1,4 +1,5 @@
 import CastProtocol
+import JSON
 import SystemSupport
 
 /// One Cast v2 connection: frames in and out, virtual connections, heartbeat,

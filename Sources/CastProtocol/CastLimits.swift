@@ -1,3 +1,4 @@
+import JSON
 /// Bounds for the numbers a receiver (or anyone on the LAN) sends. Values are
 /// clamped where they enter, so that nothing downstream (status lines, LEDs,
 /// MQTT, arithmetic on positions) ever sees NaN, infinity or 1e300.

@@ -1,3 +1,4 @@
+import JSON
 /// One Cast v2 message: the `CastMessage` protobuf from Chromium's
 /// `cast_channel.proto`, with the payload as a string (JSON) or bytes.
 public struct CastMessage: Sendable, Equatable {

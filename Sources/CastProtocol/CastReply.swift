@@ -1,3 +1,4 @@
+import JSON
 /// The envelope every JSON message shares: its `type` and request id.
 ///
 /// Replies are matched to requests by `requestId`, or by `launchRequestId`

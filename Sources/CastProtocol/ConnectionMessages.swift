@@ -1,3 +1,4 @@
+import JSON
 /// Payloads of the virtual-connection and heartbeat namespaces.
 public enum ConnectionMessages {
     /// Who the sender is, as announced in CONNECT.

@@ -1,3 +1,4 @@
+import JSON
 /// What to play: the `media` object of LOAD and MEDIA_STATUS.
 public struct MediaInformation: Sendable, Equatable {
     /// BUFFERED (files), LIVE (streams) or NONE.

@@ -1,3 +1,4 @@
+import JSON
 /// Parameters of a media LOAD.
 public struct LoadRequest: Sendable, Equatable {
     public var media: MediaInformation

@@ -1,3 +1,4 @@
+import JSON
 /// What the player is doing.
 public enum PlayerState: Sendable, Equatable {
     case idle

@@ -1,3 +1,4 @@
+import JSON
 /// Credentials passed to a receiver at launch (Cast Connect / Android TV
 /// receivers use them to sign the user in). Never printed: `description` redacts.
 public struct LaunchCredentials: Sendable, Equatable, CustomStringConvertible {

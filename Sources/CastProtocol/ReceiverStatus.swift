@@ -1,3 +1,4 @@
+import JSON
 /// Device volume from RECEIVER_STATUS (or stream volume from MEDIA_STATUS).
 public struct CastVolume: Sendable, Equatable {
     public var level: Double?

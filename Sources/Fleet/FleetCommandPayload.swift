@@ -1,5 +1,5 @@
-#if canImport(CastProtocol)
-import CastProtocol
+#if canImport(JSON)
+import JSON
 #endif
 
 /// A command received on a `cmd` topic, validated.

@@ -1,5 +1,6 @@
 import CastProtocol
 import GatewayModel
+import JSON
 import SystemSupport
 
 /// One `FleetService.run()`: a single loop that handles everything in turn

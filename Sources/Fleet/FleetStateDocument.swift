@@ -1,5 +1,6 @@
 import CastProtocol
 import GatewayModel
+import JSON
 
 /// The JSON published on `<prefix>/<room>/state`. Every member is always
 /// present (null when unknown), so Home Assistant templates and scripts can

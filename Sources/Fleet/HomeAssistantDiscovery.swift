@@ -1,4 +1,5 @@
 import CastProtocol
+import JSON
 
 /// Home Assistant MQTT discovery: retained config messages, one per entity,
 /// on `<ha-prefix>/<component>/<node_id>/<object_id>/config`, all sharing one

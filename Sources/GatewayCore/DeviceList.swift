@@ -1,5 +1,6 @@
 import CastProtocol
 import GatewayModel
+import JSON
 import SystemSupport
 
 /// Renders discovered devices as a table (console `devices`, `cast-gateway discover`).

@@ -1,5 +1,6 @@
 import CastProtocol
 import GatewayModel
+import JSON
 import SystemSupport
 
 /// Renders a `GatewayState` as the one-line summary pushed to consoles:

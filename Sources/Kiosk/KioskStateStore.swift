@@ -1,5 +1,6 @@
 import CastProtocol
 import Dispatch
+import JSON
 import Synchronization
 import SystemSupport
 

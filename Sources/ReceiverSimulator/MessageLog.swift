@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CastProtocol
+import JSON
 import SystemSupport
 
 /// Appends one JSON object per received message to a file, flushed at once

@@ -1,4 +1,5 @@
 import CastProtocol
+import JSON
 
 extension ReceiverSimulator {
     /// The control commands `cast-receiver-sim` reads on standard input.

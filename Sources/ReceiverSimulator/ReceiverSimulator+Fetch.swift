@@ -1,4 +1,5 @@
 import CastProtocol
+import JSON
 
 /// `--fetch-media`: LOAD fetches the media first (MediaFetch) and fails with
 /// the receiver's LOAD_FAILED shape when a real receiver could not play it;

@@ -1,4 +1,5 @@
 import CastProtocol
+import JSON
 
 extension ReceiverSimulator {
     func handleMedia(_ type: String, _ json: JSONValue, _ message: CastMessage, on connection: Connection) {

@@ -1,4 +1,5 @@
 import CastProtocol
+import JSON
 
 extension ReceiverSimulator {
     /// The receiver status as a real device reports it: the Backdrop idle

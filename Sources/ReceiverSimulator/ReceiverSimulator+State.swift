@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CastProtocol
+import JSON
 import SystemSupport
 
 /// With `--state FILE` the simulator keeps its running app and player across

@@ -1,4 +1,5 @@
 import CastProtocol
+import JSON
 import SystemSupport
 
 /// A Cast receiver in software: the receiver side of the platform, receiver

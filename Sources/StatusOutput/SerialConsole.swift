@@ -4,6 +4,7 @@ import Glibc
 import CastProtocol
 import Dispatch
 import GatewayModel
+import JSON
 import SystemSupport
 
 /// The serial console: a prompt, a line editor and commands on a tty, with

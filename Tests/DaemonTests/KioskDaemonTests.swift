@@ -1,6 +1,7 @@
 import CastProtocol
 import Foundation
 import GatewayCore
+import JSON
 import ReceiverSimulator
 import SystemSupport
 import TestSupport

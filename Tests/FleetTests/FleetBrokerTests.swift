@@ -2,6 +2,7 @@ import CastProtocol
 import Fleet
 import Foundation
 import GatewayModel
+import JSON
 import SystemSupport
 import TestSupport
 import XCTest

@@ -1,5 +1,6 @@
 import CastProtocol
 import Fleet
+import JSON
 import XCTest
 
 final class FleetCommandPayloadTests: XCTestCase {

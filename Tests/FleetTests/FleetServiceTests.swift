@@ -1,6 +1,7 @@
 import CastProtocol
 import Fleet
 import GatewayModel
+import JSON
 import Synchronization
 import SystemSupport
 import TestSupport

@@ -1,6 +1,7 @@
 import CastProtocol
 import Fleet
 import GatewayModel
+import JSON
 import XCTest
 
 /// The discovery payloads, byte for byte: Home Assistant reads exactly these.

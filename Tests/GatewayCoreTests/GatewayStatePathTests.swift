@@ -2,6 +2,7 @@ import CastClient
 import CastProtocol
 import Foundation
 import GatewayModel
+import JSON
 import ReceiverSimulator
 import Synchronization
 import SystemSupport

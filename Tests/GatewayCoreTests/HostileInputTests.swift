@@ -1,5 +1,6 @@
 import CastProtocol
 import GatewayModel
+import JSON
 import Synchronization
 import SystemSupport
 import TestSupport

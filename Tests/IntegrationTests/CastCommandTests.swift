@@ -1,5 +1,6 @@
 import CastProtocol
 import Foundation
+import JSON
 import XCTest
 
 /// `cast-gateway cast` / `control` against `cast-receiver-sim` over real TLS.

@@ -1,5 +1,6 @@
 import CastProtocol
 import Foundation
+import JSON
 import XCTest
 
 /// Discovery against a real avahi-daemon and D-Bus on loopback only.

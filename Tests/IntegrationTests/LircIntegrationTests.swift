@@ -1,5 +1,6 @@
 import CastProtocol
 import Foundation
+import JSON
 import XCTest
 
 /// IR remote → real lircd → cast-gateway → cast-receiver-sim, over real sockets.

@@ -1,5 +1,6 @@
 import CastProtocol
 import Foundation
+import JSON
 import XCTest
 
 /// A real third-party sender, pychromecast (pinned, from PyPI), against the

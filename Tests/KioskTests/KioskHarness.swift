@@ -3,6 +3,7 @@ import CastProtocol
 import Foundation
 import GatewayCore
 import GatewayModel
+import JSON
 import ReceiverSimulator
 import Synchronization
 import SystemSupport

@@ -1,6 +1,7 @@
 import CastProtocol
 import CurlMediaProbe
 import Foundation
+import JSON
 import MediaServer
 import ReceiverSimulator
 import XCTest

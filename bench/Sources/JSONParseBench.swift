@@ -1,4 +1,5 @@
 import CastProtocol
+import JSON
 import SystemSupport
 
 /// Parse time of one large JSON object against an array of the same size:

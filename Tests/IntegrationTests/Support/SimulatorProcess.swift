@@ -1,5 +1,6 @@
 import CastProtocol
 import Foundation
+import JSON
 import XCTest
 
 struct StartupError: Error, CustomStringConvertible {

@@ -53,7 +53,7 @@ extension KioskMachine {
                     if look == .wait || look == .pending { break }  // learning what the receiver plays before loading over it
                     if look == .again { continue }
                 }
-                startLoad(attempt: attempt)
+                guard startLoad(attempt: attempt) else { continue }  // nothing to load: the mode says what instead
             case .welcome(let until, launched: false):
                 guard let appID = settings.appID else {
                     state.mode = .loading(attempt: 1, notBefore: nil)
@@ -135,15 +135,18 @@ extension KioskMachine {
         return look
     }
 
-    private mutating func startLoad(attempt: Int) {
+    /// Starts the LOAD of the current item; false when there is none (the
+    /// welcome app alone, after a backoff): then the welcome app is due, or nothing.
+    private mutating func startLoad(attempt: Int) -> Bool {
         guard let index = state.playlist.currentIndex else {
-            state.mode = .waiting("nothing to play")
-            return
+            state.mode = settings.appID == nil ? .waiting("nothing to play") : .welcome(until: nil, launched: false)
+            return false
         }
         let item = state.playlist.items[index]
         let id = operationID()
         state.operation = .loading(id: id, itemIndex: index, item: item, attempt: attempt, startAt: state.pendingStart, epoch: state.epoch)
         emit(.load(id: id, item: item, startTime: item.kind == .image ? 0 : state.pendingStart))
+        return true
     }
 
     /// A LOAD ended.
@@ -184,7 +187,7 @@ extension KioskMachine {
                 state.mode = .welcome(until: until, launched: true)
                 if state.playlist.isEmpty { itemIsHealthy() }
             case .linkDown:
-                break  // tried again when connected
+                return  // tried again at the next snapshot (the link's), not at once in a loop
             case .failed(let reason):
                 log(.warning, "the welcome app \(appID) cannot be launched: \(reason)")
                 if state.playlist.isEmpty {

@@ -8,6 +8,9 @@ extension KioskMachine {
         var due: [Duration] = []
         switch state.mode {
         case .loading(_, let notBefore):
+            // Only what a firing can act on: an operation's outcome, or the link coming back, drives by itself
+            // (a past deadline armed meanwhile would fire again and again).
+            guard state.operation == nil, state.latest.link == .connected else { break }
             if let notBefore { due.append(notBefore) } else if let look = state.startupLookUntil { due.append(look) }
         case .playing(let playing):
             if let ends = playing.imageEnds { due.append(ends) }

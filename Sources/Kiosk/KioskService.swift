@@ -70,9 +70,9 @@ public final class KioskHandle: KioskControl {
         await player?.keyPressed(action)
     }
 
-    /// Re-reads the playlist of the running player, if any (a live reload); failures are logged by the player.
+    /// A live reload for the running player, if any: the gateway's app id
+    /// anew, and the playlist re-read (failures are logged by the player).
     public func reloadIfRunning() async {
-        guard let player, player.settings.source != .none else { return }
-        _ = try? await player.reloadPlaylist()
+        await player?.reloadConfiguration()
     }
 }

@@ -215,6 +215,32 @@ final class KioskPlayerTests: XCTestCase {
         await harness.shutDown()
     }
 
+    /// `[cast] app-id` is read at start and on a config reload (through the handle), not from the gateway per snapshot.
+    func testTheConfiguredAppIDReachesTheRunningPlayerOnAReload() async throws {
+        let harness = try await KioskHarness(defaultDuration: 600)
+        let settings = try harness.settings(playlist: [one])
+        let handle = KioskHandle()
+        let service = KioskService(settings: settings, gateway: harness.gateway, handle: handle, wallClock: harness.wallClock)
+        let running = Task { try await service.run() }
+        let attached = await eventually { handle.player != nil }
+        XCTAssertTrue(attached)
+        await harness.waitUntilPlaying(one)
+        let atStart = await handle.player?.machine.castAppID
+        XCTAssertEqual(atStart, CastAppID.defaultMediaReceiver)
+        var changed = await harness.gateway.settings
+        changed.cast.appID = "ABCDEF12"
+        await harness.gateway.apply(changed)
+        let before = await handle.player?.machine.castAppID
+        XCTAssertEqual(before, CastAppID.defaultMediaReceiver, "not picked up per snapshot")
+        await handle.reloadIfRunning()
+        let after = await handle.player?.machine.castAppID
+        XCTAssertEqual(after, "ABCDEF12")
+        XCTAssertEqual(harness.loadedURLs, [one], "the reload re-read the same playlist: the item carries on")
+        running.cancel()
+        _ = try? await running.value
+        await harness.shutDown()
+    }
+
     func testTheScheduleStopsAt2300AndStartsAgainAt0700() async throws {
         let harness = try await KioskHarness(defaultDuration: 3600)
         let wallClock = ManualWallClock(clock: harness.clock, hour: 22, minute: 58)

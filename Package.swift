@@ -72,8 +72,8 @@ let package = Package(
         .target(name: "DeviceAuth", dependencies: ["COpenSSL", "CShims", "CastProtocol", "SystemSupport"]),
         .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport"]),
         .target(name: "RemoteInput", dependencies: ["CShims", "GatewayModel", "SystemSupport"]),
-        .target(name: "StatusOutput", dependencies: ["JSON", "CastProtocol", "CShims", "GatewayModel", "SystemSupport"]),
-        .target(name: "Fleet", dependencies: ["JSON", "CMosquitto", "CastProtocol", "GatewayModel", "SystemSupport"]),
+        .target(name: "StatusOutput", dependencies: ["JSON", "CShims", "GatewayModel", "SystemSupport"]),
+        .target(name: "Fleet", dependencies: ["JSON", "CMosquitto", "GatewayModel", "SystemSupport"]),
         .target(name: "MediaServer", dependencies: ["CMicroHTTPD", "CShims", "SystemSupport"]),
 
         // MARK: Core and tools
@@ -83,7 +83,7 @@ let package = Package(
         ),
         .target(
             name: "Kiosk",
-            dependencies: ["JSON", "CastClient", "CastProtocol", "GatewayCore", "GatewayModel", "SystemSupport"]
+            dependencies: ["JSON", "CastClient", "GatewayCore", "GatewayModel", "SystemSupport"]
         ),
         .target(
             name: "Daemon",

@@ -1,4 +1,3 @@
-import CastProtocol
 import GatewayModel
 import JSON
 

@@ -1,4 +1,3 @@
-import CastProtocol
 import JSON
 
 /// Home Assistant MQTT discovery: retained config messages, one per entity,

@@ -1,4 +1,3 @@
-import CastProtocol
 import Dispatch
 import JSON
 import Synchronization

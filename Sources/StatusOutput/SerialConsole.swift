@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CastProtocol
 import Dispatch
 import GatewayModel
 import JSON

@@ -1,4 +1,4 @@
-import CastProtocol
+import JSON
 import GatewayCore
 import GatewayModel
 import SystemSupport

@@ -1,5 +1,4 @@
 import COpenSSL
-import CShims
 import CastProtocol
 
 /// Path building and RFC 5280 checks by OpenSSL's `X509_verify_cert`, with

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import COpenSSL
-import CShims
 
 /// One parsed X.509 certificate (an owned OpenSSL `X509`), with the few
 /// properties device authentication looks at.

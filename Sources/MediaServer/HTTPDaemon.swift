@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CMicroHTTPD
-import CShims
+import CMicroHTTPDShim
 import SystemSupport
 
 /// One running libmicrohttpd daemon: the only code that touches the library.

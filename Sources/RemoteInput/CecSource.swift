@@ -1,4 +1,4 @@
-import CShims
+import CCecLoader
 import Dispatch
 import GatewayModel
 import Glibc

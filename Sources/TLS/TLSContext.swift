@@ -1,5 +1,4 @@
 import COpenSSL
-import CShims
 
 /// An OpenSSL `SSL_CTX` configured for Cast: TLS 1.2 or newer, non-blocking
 /// partial writes, and an unexpected EOF treated as a close.

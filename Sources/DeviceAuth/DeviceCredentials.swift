@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import COpenSSL
 import CastProtocol
 import SystemSupport
@@ -50,7 +47,7 @@ public final class DeviceCredentials: @unchecked Sendable {
             let path = directory + "/" + name
             do {
                 return try FileSystem.readText(path)
-            } catch let error as SystemError where !required && error.errno == ENOENT {
+            } catch let error as SystemError where !required && error.isNotFound {
                 return nil
             } catch {
                 throw DeviceAuthFailure("cannot read \(path): \(error)")

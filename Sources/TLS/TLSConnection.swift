@@ -31,7 +31,7 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
     public private(set) var peerCertificate: [UInt8]?
 
     private let role: Role
-    private let fd: Int32
+    private let fd: FileDescriptor
     private let ssl: OpaquePointer
     private let context: TLSContext
     private let queue: DispatchQueue
@@ -59,13 +59,13 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
     /// The most one SSL_read delivers by default (one TLS record's plaintext).
     static let chunkSize = 16384
 
-    init(fd: Int32, role: Role, context: TLSContext, peerDescription: String, inboundLimit: Int = 16,
+    init(fd: FileDescriptor, role: Role, context: TLSContext, peerDescription: String, inboundLimit: Int = 16,
          readSize: Int = TLSConnection.chunkSize) throws {
         guard let ssl = SSL_new(context.pointer) else {
-            Glibc.close(fd)
+            fd.close()
             throw TLSError(.setupFailed, "cannot create a TLS session: \(OpenSSLErrors.drain())")
         }
-        SSL_set_fd(ssl, fd)
+        SSL_set_fd(ssl, fd.rawValue)
         self.ssl = ssl
         self.fd = fd
         self.role = role
@@ -81,14 +81,14 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
         let consumer = InboundConsumer(chunks.makeAsyncIterator())
         let shared = UncheckedSendable(consumer)
         inbound = AsyncThrowingStream(unfolding: { try await shared.value.next() })
-        readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        readSource = DispatchSource.makeReadSource(fileDescriptor: fd.rawValue, queue: queue)
+        writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd.rawValue, queue: queue)
 
         let cancelHandler: @Sendable () -> Void = { [self] in
             sourcesAlive -= 1
             if sourcesAlive == 0 {
                 SSL_free(self.ssl)
-                Glibc.close(self.fd)
+                self.fd.close()
             }
         }
         readSource.setEventHandler { [unowned self] in self.readable() }
@@ -332,7 +332,7 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
         let code = SSL_get_error(ssl, result)
         if code == SSL_ERROR_SYSCALL {
             let systemErrno = errno
-            return systemErrno == 0 ? "connection closed by peer" : String(cString: strerror(systemErrno))
+            return systemErrno == 0 ? "connection closed by peer" : SystemError.reason(systemErrno)
         }
         return OpenSSLErrors.drain()
     }

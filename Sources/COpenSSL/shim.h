@@ -36,6 +36,31 @@ static inline EVP_PKEY *cg_generate_p256_key(void) {
     return EVP_EC_gen("P-256");
 }
 
+/// Empties this thread's OpenSSL error queue into text: each error's
+/// message, joined by "; ", or "no OpenSSL error recorded" when the queue is
+/// empty. The text is in a per-thread buffer, valid until the next call on
+/// the thread (copy it at once: Swift's String(cString:) does). The one
+/// drain TLS and DeviceAuth both use; the queue is emptied even when the
+/// text is truncated.
+static inline const char *cg_openssl_errors(void) {
+    static _Thread_local char out[4096];
+    size_t used = 0;
+    int count = 0;
+    unsigned long code;
+    out[0] = 0;
+    while ((code = ERR_get_error()) != 0) {
+        char text[256];
+        ERR_error_string_n(code, text, sizeof text);
+        const char *parts[2] = { count > 0 ? "; " : "", text };
+        for (int i = 0; i < 2; i++) {
+            for (const char *c = parts[i]; *c && used + 1 < sizeof out; c++) out[used++] = *c;
+        }
+        out[used] = 0;
+        count++;
+    }
+    return count > 0 ? out : "no OpenSSL error recorded";
+}
+
 /* X.509 stacks and certificate policies for the DeviceAuth module. */
 
 /// sk_X509_new_null().

@@ -30,10 +30,10 @@ public final class DeviceCredentials: @unchecked Sendable {
             // No passphrase: an encrypted key fails instead of prompting on a terminal.
             return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil)
         }
-        guard let loaded else { throw DeviceAuthFailure("no PEM private key (\(OpenSSLFailure.drain()))") }
+        guard let loaded else { throw DeviceAuthFailure("no PEM private key (\(OpenSSLErrors.drain()))") }
         key = loaded
         guard X509_check_private_key(first.pointer, loaded) == 1 else {
-            _ = OpenSSLFailure.drain()
+            _ = OpenSSLErrors.drain()
             throw DeviceAuthFailure("the private key does not belong to the certificate \(first.displayName)")
         }
     }
@@ -66,7 +66,7 @@ public final class DeviceCredentials: @unchecked Sendable {
     /// Signs `data` with the device key (also used to sign test CRLs).
     public func sign(_ data: [UInt8], hash: AuthHashAlgorithm) throws(DeviceAuthFailure) -> [UInt8] {
         guard let signature = RSASignature.sign(data, key: key, hash: hash) else {
-            throw DeviceAuthFailure("signing with the device key failed (\(OpenSSLFailure.drain()))")
+            throw DeviceAuthFailure("signing with the device key failed (\(OpenSSLErrors.drain()))")
         }
         return signature
     }

@@ -63,6 +63,7 @@ public final class TLSListener: @unchecked Sendable {
     }
 
     private func acceptPending() {
+        dispatchPrecondition(condition: .onQueue(queue))
         while !closed {
             let client: FileDescriptor, address: sockaddr_storage, length: socklen_t
             do {

@@ -6,6 +6,13 @@
 //   SystemSupport <- TLS, CastClient, GatewayCore
 //   GatewayModel  <- GatewayCore (and later the input/output modules)
 //   CMosquitto, CastProtocol, GatewayModel, SystemSupport <- Fleet (MQTT; no Cast sessions)
+// C modules, one per library; a Swift module depends only on those it calls:
+//   COpenSSL (libssl, libcrypto; macro wrappers static inline) <- TLS, DeviceAuth
+//   CCecLoader (libcec, dlopen'ed at run time, so optional)     <- RemoteInput
+//   CGPIOD <- CGPIODShim (libgpiod 1.x and 2.x)                 <- StatusOutput
+//   CMicroHTTPD <- CMicroHTTPDShim (variadic calls, the logger) <- MediaServer
+//   CMosquitto <- Fleet;  CAvahi <- Discovery
+//   CCurl (static inline wrappers) <- CurlMediaProbe (the simulator's tool only)
 import PackageDescription
 
 /// `swift build -c release` links the Swift runtime statically into the
@@ -20,7 +27,7 @@ let package = Package(
         .executable(name: "cast-gateway-bench", targets: ["cast-gateway-bench"]),
     ],
     targets: [
-        // MARK: C libraries and the one shim for macros / version differences
+        // MARK: C libraries, each with its own shim
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "openssl",
@@ -55,10 +62,13 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        .target(
-            name: "CShims",
-            dependencies: ["COpenSSL", "CGPIOD", "CMicroHTTPD"]
-        ),
+        // One small C target beside each library whose API Swift cannot call
+        // directly (variadic functions, shared state); OpenSSL's macro wrappers
+        // are static inline in COpenSSL/shim.h. Each links only its library.
+        // libcec is loaded with dlopen at run time, so it stays optional.
+        .target(name: "CCecLoader"),
+        .target(name: "CGPIODShim", dependencies: ["CGPIOD"]),
+        .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
 
         // MARK: Pure values and platform support
         .target(name: "JSON"),
@@ -67,14 +77,14 @@ let package = Package(
         .target(name: "GatewayModel"),
 
         // MARK: I/O
-        .target(name: "TLS", dependencies: ["COpenSSL", "CShims", "SystemSupport"]),
+        .target(name: "TLS", dependencies: ["COpenSSL", "SystemSupport"]),
         .target(name: "CastClient", dependencies: ["JSON", "CastProtocol", "SystemSupport"]),
-        .target(name: "DeviceAuth", dependencies: ["COpenSSL", "CShims", "CastProtocol", "SystemSupport"]),
+        .target(name: "DeviceAuth", dependencies: ["COpenSSL", "CastProtocol", "SystemSupport"]),
         .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport"]),
-        .target(name: "RemoteInput", dependencies: ["CShims", "GatewayModel", "SystemSupport"]),
-        .target(name: "StatusOutput", dependencies: ["JSON", "CShims", "GatewayModel", "SystemSupport"]),
+        .target(name: "RemoteInput", dependencies: ["CCecLoader", "GatewayModel", "SystemSupport"]),
+        .target(name: "StatusOutput", dependencies: ["JSON", "CGPIODShim", "GatewayModel", "SystemSupport"]),
         .target(name: "Fleet", dependencies: ["JSON", "CMosquitto", "GatewayModel", "SystemSupport"]),
-        .target(name: "MediaServer", dependencies: ["CMicroHTTPD", "CShims", "SystemSupport"]),
+        .target(name: "MediaServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShim", "SystemSupport"]),
 
         // MARK: Core and tools
         .target(

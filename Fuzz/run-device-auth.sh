@@ -18,22 +18,14 @@ OUT=$REPO/build/fuzz-device-auth
 # shellcheck source=Support/report-finding.sh
 . "$REPO/Fuzz/Support/report-finding.sh"
 rm -rf "$OUT/modules" "$OUT/corpus" "$OUT/pki"
-mkdir -p "$OUT/modules" "$OUT/include/CShims" "$OUT/corpus" "$OUT/artifacts"
+mkdir -p "$OUT/modules" "$OUT/corpus" "$OUT/artifacts"
 
 # gold warns once per ASan helper symbol ("Cannot export local symbol"); harmless.
 quiet() { "$@" 2> >(grep -v "Cannot export local symbol" >&2); }
 SWIFTC=(swiftc "-sanitize=fuzzer,address" -parse-as-library -O -swift-version 6 -I "$OUT/modules")
 
-# The C shim the DeviceAuth module calls, and module maps for it and OpenSSL.
-cat > "$OUT/include/CShims/module.modulemap" <<MAP
-module CShims {
-    header "$REPO/Sources/CShims/include/CShims.h"
-    export *
-}
-MAP
-clang -O1 -fsanitize=fuzzer-no-link,address -I "$REPO/Sources/CShims/include" -c "$REPO/Sources/CShims/DeviceAuth.c" \
-    -o "$OUT/modules/DeviceAuthShims.o"
-CMODULES=(-I "$REPO/Sources/COpenSSL" -I "$OUT/include/CShims")
+# OpenSSL's module map; DeviceAuth's C helpers are static inline in its shim.h.
+CMODULES=(-I "$REPO/Sources/COpenSSL")
 
 # One object and module per Swift module, in dependency order.
 for module in JSON CastProtocol SystemSupport DeviceAuth; do

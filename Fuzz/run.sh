@@ -89,10 +89,12 @@ for directory in "$BIN"/*.build; do
 done
 MODULE_MAPS=()
 for map in "$REPO"/Sources/C*/module.modulemap; do MODULE_MAPS+=(-Xcc "-fmodule-map-file=$map"); done
+# The C targets' module maps, which SwiftPM generates.
+for target in CCecLoader CGPIODShim CMicroHTTPDShim; do MODULE_MAPS+=(-Xcc "-fmodule-map-file=$BIN/$target.build/module.modulemap"); done
 
-# StatusOutput's LED lines call the C shim, which links libgpiod and OpenSSL;
-# the daemon's settings bring Discovery (avahi-client), Fleet (libmosquitto)
-# and the media server (libmicrohttpd).
+# StatusOutput's LED lines call CGPIODShim (libgpiod); the daemon's settings
+# bring Discovery (avahi-client), Fleet (libmosquitto) and the media server
+# (libmicrohttpd, through CMicroHTTPDShim).
 read -r -a C_LIBRARIES <<<"$(pkg-config --libs libgpiod openssl libmosquitto libmicrohttpd) -lavahi-client -lavahi-common"
 OUT_BIN=$OUT/bin/$CONFIGURATION
 mkdir -p "$OUT_BIN"
@@ -105,7 +107,7 @@ for name in "${SELECTED[@]}"; do
     echo "fuzz: linking fuzz-$name"
     # gold warns once per ASan helper symbol ("Cannot export local symbol"); harmless.
     swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 "$OPTIMIZE" -g -module-name "FuzzTarget" \
-        -I "$BIN/Modules" -Xcc -fmodule-map-file="$BIN/CShims.build/module.modulemap" "${MODULE_MAPS[@]}" \
+        -I "$BIN/Modules" "${MODULE_MAPS[@]}" \
         "$FUZZ"/Support/*.swift "$FUZZ/Targets/$name.swift" "${OBJECTS[@]}" \
         "${C_LIBRARIES[@]}" -o "$binary" \
         2> >(grep -v "Cannot export local symbol" >&2)

@@ -3,8 +3,8 @@
 #include <curl/curl.h>
 
 /* curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot
- * call. These typed wrappers live here rather than in CShims on purpose:
- * CShims is linked into every executable, and cast-gateway must not link
+ * call. These typed wrappers are static inline here rather than in a C
+ * target on purpose: cast-gateway embeds the simulator and must not link
  * libcurl. Being static inline, they are compiled only into the modules that
  * import CCurl. */
 

@@ -1,5 +1,4 @@
 import COpenSSL
-import CShims
 import CastProtocol
 
 /// Path building and RFC 5280 checks by OpenSSL's `X509_verify_cert`, with
@@ -14,7 +13,7 @@ enum CertificateChain {
         guard let store = X509_STORE_new() else { return .failure(.internalError("out of memory")) }
         defer { X509_STORE_free(store) }
         for anchor in anchors where X509_STORE_add_cert(store, anchor.pointer) != 1 {
-            _ = OpenSSLFailure.drain()  // a duplicate anchor is harmless
+            _ = OpenSSLErrors.drain()  // a duplicate anchor is harmless
         }
         guard let untrusted = cg_x509_stack_new() else { return .failure(.internalError("out of memory")) }
         defer { cg_x509_stack_free(untrusted) }
@@ -24,7 +23,7 @@ enum CertificateChain {
         guard let context = X509_STORE_CTX_new() else { return .failure(.internalError("out of memory")) }
         defer { X509_STORE_CTX_free(context) }
         guard X509_STORE_CTX_init(context, store, leaf.pointer, untrusted) == 1 else {
-            return .failure(.internalError("cannot set up verification: \(OpenSSLFailure.drain())"))
+            return .failure(.internalError("cannot set up verification: \(OpenSSLErrors.drain())"))
         }
         let parameters = X509_STORE_CTX_get0_param(context)
         X509_VERIFY_PARAM_set_time(parameters, time_t(time))
@@ -36,7 +35,7 @@ enum CertificateChain {
             let code = X509_STORE_CTX_get_error(context)
             let depth = Int(X509_STORE_CTX_get_error_depth(context))
             let reason = String(cString: X509_verify_cert_error_string(Int(code)))
-            _ = OpenSSLFailure.drain()
+            _ = OpenSSLErrors.drain()
             return .failure(.rejected(code: code, depth: depth, reason: reason))
         }
         guard let chain = X509_STORE_CTX_get0_chain(context) else { return .failure(.internalError("no chain")) }

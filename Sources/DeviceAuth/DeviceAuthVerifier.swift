@@ -45,7 +45,7 @@ public struct DeviceAuthVerifier: Sendable {
     public func makeChallenge() throws(DeviceAuthError) -> AuthChallenge {
         var nonce = [UInt8](repeating: 0, count: Self.nonceSize)
         guard RAND_bytes(&nonce, Int32(nonce.count)) == 1 else {
-            throw DeviceAuthError(.internalError, "cannot draw a random nonce: \(OpenSSLFailure.drain())")
+            throw DeviceAuthError(.internalError, "cannot draw a random nonce: \(OpenSSLErrors.drain())")
         }
         return .sha256(nonce: nonce)
     }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import COpenSSL
 import CastProtocol
 import SystemSupport
@@ -33,10 +30,10 @@ public final class DeviceCredentials: @unchecked Sendable {
             // No passphrase: an encrypted key fails instead of prompting on a terminal.
             return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil)
         }
-        guard let loaded else { throw DeviceAuthFailure("no PEM private key (\(OpenSSLFailure.drain()))") }
+        guard let loaded else { throw DeviceAuthFailure("no PEM private key (\(OpenSSLErrors.drain()))") }
         key = loaded
         guard X509_check_private_key(first.pointer, loaded) == 1 else {
-            _ = OpenSSLFailure.drain()
+            _ = OpenSSLErrors.drain()
             throw DeviceAuthFailure("the private key does not belong to the certificate \(first.displayName)")
         }
     }
@@ -50,7 +47,7 @@ public final class DeviceCredentials: @unchecked Sendable {
             let path = directory + "/" + name
             do {
                 return try FileSystem.readText(path)
-            } catch let error as SystemError where !required && error.errno == ENOENT {
+            } catch let error as SystemError where !required && error.isNotFound {
                 return nil
             } catch {
                 throw DeviceAuthFailure("cannot read \(path): \(error)")
@@ -69,7 +66,7 @@ public final class DeviceCredentials: @unchecked Sendable {
     /// Signs `data` with the device key (also used to sign test CRLs).
     public func sign(_ data: [UInt8], hash: AuthHashAlgorithm) throws(DeviceAuthFailure) -> [UInt8] {
         guard let signature = RSASignature.sign(data, key: key, hash: hash) else {
-            throw DeviceAuthFailure("signing with the device key failed (\(OpenSSLFailure.drain()))")
+            throw DeviceAuthFailure("signing with the device key failed (\(OpenSSLErrors.drain()))")
         }
         return signature
     }

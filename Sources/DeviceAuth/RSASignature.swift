@@ -19,7 +19,7 @@ enum RSASignature {
               let context = EVP_MD_CTX_new() else { return false }
         defer {
             EVP_MD_CTX_free(context)
-            _ = OpenSSLFailure.drain()
+            _ = OpenSSLErrors.drain()
         }
         guard EVP_DigestVerifyInit(context, nil, md, nil, key) == 1 else { return false }
         return signature.withUnsafeBufferPointer { signatureBuffer in
@@ -38,7 +38,7 @@ enum RSASignature {
               let context = EVP_PKEY_CTX_new(key, nil) else { return false }
         defer {
             EVP_PKEY_CTX_free(context)
-            _ = OpenSSLFailure.drain()
+            _ = OpenSSLErrors.drain()
         }
         guard EVP_PKEY_verify_recover_init(context) == 1,
               EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1,

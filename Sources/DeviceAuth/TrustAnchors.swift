@@ -34,9 +34,9 @@ public struct TrustAnchors: Sendable {
 
     private static func certificates(in directory: String, required: Bool) throws(DeviceAuthError) -> [X509Certificate] {
         guard let handle = opendir(directory) else {
-            if !required, errno == ENOENT { return [] }
-            throw DeviceAuthError(.noTrustAnchors,
-                                  "cannot read the trust-anchor directory: \(SystemError.current(directory)); check [cast] trust-anchors")
+            let error = SystemError.current(directory)
+            if !required, error.isNotFound { return [] }
+            throw DeviceAuthError(.noTrustAnchors, "cannot read the trust-anchor directory: \(error); check [cast] trust-anchors")
         }
         var names: [String] = []
         while let entry = readdir(handle) {

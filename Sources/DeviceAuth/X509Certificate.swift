@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import COpenSSL
-import CShims
 
 /// One parsed X.509 certificate (an owned OpenSSL `X509`), with the few
 /// properties device authentication looks at.
@@ -22,7 +21,7 @@ public final class X509Certificate: @unchecked Sendable {
             if let cursor, let base = buffer.baseAddress { consumed = cursor - base }
             return result
         }
-        guard let parsed else { throw DeviceAuthFailure("not a DER certificate (\(OpenSSLFailure.drain()))") }
+        guard let parsed else { throw DeviceAuthFailure("not a DER certificate (\(OpenSSLErrors.drain()))") }
         guard consumed == der.count else {
             X509_free(parsed)
             throw DeviceAuthFailure("\(der.count - consumed) bytes after the certificate")
@@ -37,7 +36,7 @@ public final class X509Certificate: @unchecked Sendable {
         let length = i2d_X509(pointer, nil)
         guard length > 0 else {
             X509_free(pointer)  // deinit does not run for a half-made object
-            throw DeviceAuthFailure("cannot encode a certificate (\(OpenSSLFailure.drain()))")
+            throw DeviceAuthFailure("cannot encode a certificate (\(OpenSSLErrors.drain()))")
         }
         var bytes = [UInt8](repeating: 0, count: Int(length))
         let written = bytes.withUnsafeMutableBufferPointer { buffer in
@@ -67,7 +66,7 @@ public final class X509Certificate: @unchecked Sendable {
                 result.append(try X509Certificate(owning: certificate))
             }
         }
-        _ = OpenSSLFailure.drain()  // the end of input reads as an error
+        _ = OpenSSLErrors.drain()  // the end of input reads as an error
         return result
     }
 
@@ -149,17 +148,7 @@ public struct DeviceAuthFailure: Error, Equatable, Sendable, CustomStringConvert
     public var description: String { message }
 }
 
-/// Reads and clears OpenSSL's thread-local error queue.
-enum OpenSSLFailure {
-    static func drain() -> String {
-        var messages: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return messages.isEmpty ? "no OpenSSL error recorded" : messages.joined(separator: "; ")
-    }
+/// Reads and clears OpenSSL's thread-local error queue (COpenSSL's one drain).
+enum OpenSSLErrors {
+    static func drain() -> String { String(cString: cg_openssl_errors()) }
 }

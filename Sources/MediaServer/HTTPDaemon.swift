@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CMicroHTTPD
-import CShims
+import CMicroHTTPDShim
 import SystemSupport
 
 /// One running libmicrohttpd daemon: the only code that touches the library.
@@ -34,7 +34,7 @@ final class HTTPDaemon: @unchecked Sendable {
                          admitConnection, notifyConnection, context.toOpaque(), logMHD, nil)
         }
         guard let started else {
-            let reason = errno
+            let reason = SystemError.current("MHD_start_daemon").errno
             context.release()
             admission.shutdown()
             if reason == EADDRINUSE {
@@ -43,7 +43,7 @@ final class HTTPDaemon: @unchecked Sendable {
                                            + "or set [media] port to a free port")
             }
             throw MediaServerError(.listenFailed,
-                                   "cannot listen on \(address) (\(String(cString: strerror(reason)))); is the address not on this host?")
+                                   "cannot listen on \(address) (\(SystemError.reason(reason))); is the address not on this host?")
         }
         daemon = started
         self.context = context

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SystemSupport
 
 /// The configured roots, resolved once with realpath(3), and the only code
 /// that opens a file on a client's behalf.
@@ -50,7 +51,7 @@ public struct MediaRoots: Sendable, Equatable {
         let root = paths[path.rootIndex]
         let joined = root + "/" + path.components.joined(separator: "/")
         guard let resolved = MediaRoots.realPath(joined) else {
-            return .failure(errno == EACCES ? .unreadable(EACCES) : .notFound)
+            return .failure(SystemError.current("realpath").errno == EACCES ? .unreadable(EACCES) : .notFound)
         }
         guard MediaRoots.isInside(resolved, root: root) else { return .failure(.outsideRoot) }
         // A symlink may lead to a hidden file or directory that could not be
@@ -60,16 +61,19 @@ public struct MediaRoots: Sendable, Equatable {
         guard stat(resolved, &info) == 0 else { return .failure(.notFound) }
         guard info.st_mode & S_IFMT == S_IFREG else { return .failure(.notRegularFile) }
         // O_NONBLOCK: should the file be swapped for a FIFO now, open must not hang.
-        let fd = Glibc.open(resolved, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else { return .failure(.unreadable(errno)) }
-        var opened = stat()
-        guard fstat(fd, &opened) == 0, opened.st_mode & S_IFMT == S_IFREG, opened.st_size >= 0 else {
-            close(fd)
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(resolved, .readOnly, options: [.noFollow, .nonBlocking])
+        } catch {
+            return .failure(.unreadable(error.errno))
+        }
+        guard let opened = try? fd.status(), opened.st_mode & S_IFMT == S_IFREG, opened.st_size >= 0 else {
+            fd.close()
             return .failure(.notRegularFile)
         }
         let metadata = FileMetadata(size: UInt64(opened.st_size), modifiedSeconds: Int64(opened.st_mtim.tv_sec),
                                     modifiedNanoseconds: Int64(opened.st_mtim.tv_nsec), inode: UInt64(opened.st_ino))
-        return .success(OpenedFile(fd: fd, metadata: metadata, resolvedPath: resolved))
+        return .success(OpenedFile(fd: fd.rawValue, metadata: metadata, resolvedPath: resolved))
     }
 
     /// Where a local file is served from: its root index and the components

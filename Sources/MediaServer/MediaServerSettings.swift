@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SystemSupport
 
 /// The `[media]` section: which directories are served, on which port, and
 /// the CORS origin receivers are given.
@@ -47,7 +48,7 @@ public struct MediaServerSettings: Sendable, Equatable {
             throw MediaServerError(.badRoot, "[media] roots: a root path is too long or contains NUL")
         }
         guard let path = MediaRoots.realPath(root) else {
-            let reason = String(cString: strerror(errno))
+            let reason = SystemError.current("realpath").reason
             throw MediaServerError(.badRoot, "[media] roots: '\(root)' cannot be used (\(reason)); create it or fix the path")
         }
         guard path != "/" else {

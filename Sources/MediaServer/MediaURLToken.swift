@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemSupport
 
 /// The unguessable first component of every media URL, so that only a host
 /// that was told a URL (the receiver, by the gateway's LOAD) can fetch;
@@ -16,12 +14,10 @@ public enum MediaURLToken {
 
     /// 32 lowercase hex digits, or nil.
     static func bootID() -> String? {
-        let fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
+        guard let fd = try? FileDescriptor.open("/proc/sys/kernel/random/boot_id", .readOnly) else { return nil }
+        defer { fd.close() }
         var buffer = [UInt8](repeating: 0, count: 64)
-        let count = read(fd, &buffer, buffer.count)
-        guard count > 0 else { return nil }
+        guard let count = try? fd.read(into: &buffer), count > 0 else { return nil }
         let digits = buffer[..<count].filter { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
         guard digits.count == 32 else { return nil }
         return String(decoding: digits, as: UTF8.self)

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SystemSupport
 
 /// Which local address a receiver reaches the box by: the source address
 /// the kernel picks for the route to the receiver. A UDP socket is
@@ -14,18 +15,20 @@ public enum RouteSource {
             throw MediaServerError(.routeUnavailable,
                                    "cannot choose a listen address toward '\(receiver)': not a numeric IP address; resolve the receiver's name first")
         }
-        let fd = socket(remote.isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else {
-            throw MediaServerError(.routeUnavailable, "cannot open a UDP socket to find the route to \(receiver): \(String(cString: strerror(errno)))")
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.socket(family: remote.isIPv6 ? AF_INET6 : AF_INET, type: Int32(SOCK_DGRAM.rawValue))
+        } catch {
+            throw MediaServerError(.routeUnavailable, "cannot open a UDP socket to find the route to \(receiver): \(error.reason)")
         }
-        defer { close(fd) }
-        let connected = remote.withSockaddr { connect(fd, $0, $1) }
-        guard connected == 0 else {
+        defer { fd.close() }
+        guard remote.withSockaddr({ connect(fd.rawValue, $0, $1) }) == 0 else {
             throw MediaServerError(.routeUnavailable,
-                                   "no route to the receiver \(receiver) (\(String(cString: strerror(errno)))); check the network link and address")
+                                   "no route to the receiver \(receiver) (\(SystemError.current("connect").reason)); check the network link and address")
         }
-        guard let local = ListenAddress.local(of: fd) else {
-            throw MediaServerError(.routeUnavailable, "cannot read the local address toward \(receiver): \(String(cString: strerror(errno)))")
+        guard let local = ListenAddress.local(of: fd.rawValue) else {
+            throw MediaServerError(.routeUnavailable,
+                                   "cannot read the local address toward \(receiver): \(SystemError.current("getsockname").reason)")
         }
         return local.host
     }

@@ -1,4 +1,4 @@
-import CShims
+import CCecLoader
 import Dispatch
 import GatewayModel
 import Glibc
@@ -198,28 +198,45 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
     /// (Dispatch is not given the device's own handle: it cannot disarm HUP.)
     private func watchForRemoval(of path: String) {
         dispatchPrecondition(condition: .onQueue(queue))
-        let probe = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        let notify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard probe >= 0, notify >= 0, inotify_add_watch(notify, path, UInt32(IN_ATTRIB | IN_DELETE_SELF)) >= 0 else {
-            logger.debug("cannot watch \(path) for removal: \(String(cString: strerror(errno)))")
-            if probe >= 0 { _ = Glibc.close(probe) }
-            if notify >= 0 { _ = Glibc.close(notify) }
+        let probe: FileDescriptor, notify: FileDescriptor
+        do {
+            (probe, notify) = try CecSource.openRemovalWatch(path)
+        } catch {
+            logger.debug("cannot watch \(path) for removal: \(error.reason)")
             return
         }
-        let source = DispatchSource.makeReadSource(fileDescriptor: notify, queue: queue)
+        let source = DispatchSource.makeReadSource(fileDescriptor: notify.rawValue, queue: queue)
         source.setEventHandler { [weak self] in
             var buffer = [UInt8](repeating: 0, count: 1024)
-            while Glibc.read(notify, &buffer, buffer.count) > 0 {}  // drain: the events only say "look"
-            var entry = pollfd(fd: probe, events: Int16(POLLIN), revents: 0)
+            while ((try? notify.read(into: &buffer)) ?? 0) > 0 {}  // drain: the events only say "look"
+            var entry = pollfd(fd: probe.rawValue, events: Int16(POLLIN), revents: 0)
             guard let self, Glibc.poll(&entry, 1, 0) >= 0, entry.revents & Int16(POLLERR | POLLHUP) != 0 else { return }
             self.endSession("CEC adapter \(path) went away (driver unbound or adapter unplugged)")
         }
         source.setCancelHandler {
-            _ = Glibc.close(notify)
-            _ = Glibc.close(probe)
+            notify.close()
+            probe.close()
         }
         source.resume()
         removalWatch = source
+    }
+
+    /// A passive handle on the device node, and an inotify descriptor watching it.
+    private static func openRemovalWatch(_ path: String) throws(SystemError) -> (probe: FileDescriptor, notify: FileDescriptor) {
+        let probe = try FileDescriptor.open(path, .readOnly, options: .nonBlocking)
+        let watcher = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard watcher >= 0 else {
+            let error = SystemError.current("inotify_init1")
+            probe.close()
+            throw error
+        }
+        guard inotify_add_watch(watcher, path, UInt32(IN_ATTRIB | IN_DELETE_SELF)) >= 0 else {
+            let error = SystemError.current("inotify_add_watch")
+            probe.close()
+            _ = Glibc.close(watcher)
+            throw error
+        }
+        return (probe, FileDescriptor(rawValue: watcher))
     }
 
     private func closeConnection() {

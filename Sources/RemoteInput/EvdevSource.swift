@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import GatewayModel
 import SystemSupport
@@ -51,11 +48,8 @@ public struct EvdevSource: ReopenableDevice {
     func resolve() -> String? {
         guard device.hasPrefix("name:") else { return device }
         let wanted = device.dropFirst(5).lowercased()
-        guard let directory = opendir(inputDirectory) else { return nil }
-        defer { closedir(directory) }
         var matches: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        for name in FileSystem.directoryEntries(inputDirectory) {
             guard name.hasPrefix("event"),
                   let deviceName = try? FileSystem.readText("\(inputDirectory)/\(name)/device/name"),
                   deviceName.lowercased().contains(wanted) else { continue }
@@ -64,19 +58,27 @@ public struct EvdevSource: ReopenableDevice {
         return matches.sorted().first.map { "/dev/input/\($0)" }
     }
 
-    public func open() throws -> Int32 {
+    public func open() throws -> FileDescriptor {
         guard let path = resolve() else { throw DeviceProblem.retry("no input device matches \(device)") }
-        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw DeviceProblem.retry("cannot open \(path): \(String(cString: strerror(errno)))") }
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(path, .readOnly, options: .nonBlocking)
+        } catch {
+            throw DeviceProblem.retry("cannot open \(path): \(error.reason)")
+        }
         let logger = Logger(label: "evdev")
-        if grab, ioctl(fd, 0x4004_4590, 1) != 0 {  // EVIOCGRAB
-            logger.warning("cannot grab \(path) exclusively: \(String(cString: strerror(errno))); reading it shared")
+        if grab {
+            do {
+                try fd.control(0x4004_4590, 1)  // EVIOCGRAB
+            } catch {
+                logger.warning("cannot grab \(path) exclusively: \(error.reason); reading it shared")
+            }
         }
         logger.notice("reading keys from \(path)\(grab ? " (grabbed)" : "")")
         return fd
     }
 
-    public func serve(_ fd: Int32, on queue: DispatchQueue) async -> String {
+    public func serve(_ fd: FileDescriptor, on queue: DispatchQueue) async -> String {
         var pending: [UInt8] = []
         for await event in FileDescriptorReader.events(fd: fd, queue: queue, chunkSize: EvdevSource.eventSize * 64) {
             switch event {

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import GatewayModel
 import SystemSupport
@@ -28,7 +25,7 @@ public struct LircSource: ReopenableDevice {
 
     /// The path that is connected: the configured one, `LIRC_SOCKET_PATH`, or lirc's default.
     public var resolvedPath: String {
-        socketPath ?? getenv("LIRC_SOCKET_PATH").map { String(cString: $0) } ?? LircSource.defaultSocket
+        socketPath ?? Environment.value("LIRC_SOCKET_PATH") ?? LircSource.defaultSocket
     }
 
     /// The source as a service that reconnects with backoff.
@@ -40,20 +37,25 @@ public struct LircSource: ReopenableDevice {
                         quiet: quiet, availability: availability)
     }
 
-    public func open() throws -> Int32 {
+    public func open() throws -> FileDescriptor {
         let path = resolvedPath
-        let fd: Int32
+        let fd: FileDescriptor
         do {
-            fd = try UnixSocket.connectStream(to: path)  // closes its socket when connect fails
-        } catch let error as SystemError {
-            throw DeviceProblem.retry("cannot connect to lircd at \(path) (\(String(cString: strerror(error.errno)))): is lircd running?")
+            fd = try UnixSocket.connect(to: path)  // closes its socket when connect fails
+        } catch {
+            throw DeviceProblem.retry("cannot connect to lircd at \(path) (\(error.reason)): is lircd running?")
         }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        do {
+            try fd.setNonBlocking()
+        } catch {
+            fd.close()
+            throw DeviceProblem.retry("lircd socket \(path): \(error)")
+        }
         Logger(label: "lirc").notice("connected to lircd at \(path)")
         return fd
     }
 
-    public func serve(_ fd: Int32, on queue: DispatchQueue) async -> String {
+    public func serve(_ fd: FileDescriptor, on queue: DispatchQueue) async -> String {
         let logger = Logger(label: "lirc")
         var lines = LineSplitter(maximumLength: 1024)
         for await event in FileDescriptorReader.events(fd: fd, queue: queue) {

@@ -1,4 +1,4 @@
-import CShims
+import CGPIODShim
 import GatewayModel
 import SystemSupport
 

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import GatewayModel
 import JSON
@@ -41,7 +38,7 @@ public final class SerialConsole: Service, @unchecked Sendable {
     private let commands: AsyncStream<String>
     private let commandContinuation: AsyncStream<String>.Continuation
     // On `queue` only:
-    private var fd: Int32 = -1
+    private var fd: FileDescriptor?
     private var readSource: DispatchSourceRead?
     private var writeSource: DispatchSourceWrite?
     private var writeSourceActive = false
@@ -115,7 +112,7 @@ public final class SerialConsole: Service, @unchecked Sendable {
     struct Port: ReopenableDevice {
         let console: SerialConsole
 
-        func open() throws -> Int32 {
+        func open() throws -> FileDescriptor {
             do {
                 return try SerialPort.open(console.path, baud: console.baud)
             } catch {
@@ -123,7 +120,7 @@ public final class SerialConsole: Service, @unchecked Sendable {
             }
         }
 
-        func serve(_ fd: Int32, on queue: DispatchQueue) async -> String {
+        func serve(_ fd: FileDescriptor, on queue: DispatchQueue) async -> String {
             await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
                     queue.async { console.attach(fd, ended: continuation) }
@@ -136,10 +133,10 @@ public final class SerialConsole: Service, @unchecked Sendable {
 
     // MARK: Port (on `queue`)
 
-    private func attach(_ descriptor: Int32, ended: CheckedContinuation<String, Never>) {
+    private func attach(_ descriptor: FileDescriptor, ended: CheckedContinuation<String, Never>) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !stopped else {
-            close(descriptor)
+            descriptor.close()
             ended.resume(returning: "stopped")
             return
         }
@@ -150,11 +147,11 @@ public final class SerialConsole: Service, @unchecked Sendable {
         editor.echo = !jsonMode
         commandsInFlight = 0
         pendingOutput.removeAll()
-        let reader = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+        let reader = DispatchSource.makeReadSource(fileDescriptor: descriptor.rawValue, queue: queue)
         reader.setEventHandler { self.readAvailable() }
-        reader.setCancelHandler { close(descriptor) }
+        reader.setCancelHandler { descriptor.close() }
         readSource = reader
-        let writer = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: queue)
+        let writer = DispatchSource.makeWriteSource(fileDescriptor: descriptor.rawValue, queue: queue)
         writer.setEventHandler { self.flush() }
         writeSource = writer
         writeSourceActive = false
@@ -164,7 +161,7 @@ public final class SerialConsole: Service, @unchecked Sendable {
 
     private func closePort() {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard fd >= 0 else { return }
+        guard fd != nil else { return }
         if let writeSource {
             if !writeSourceActive { writeSource.resume() }
             writeSource.cancel()
@@ -177,7 +174,7 @@ public final class SerialConsole: Service, @unchecked Sendable {
         }
         readSource?.cancel()  // closes the descriptor
         readSource = nil
-        fd = -1
+        fd = nil
     }
 
     /// Closes the port and tells the reopening loop why the session ended.
@@ -196,20 +193,24 @@ public final class SerialConsole: Service, @unchecked Sendable {
     private func readAvailable() {
         dispatchPrecondition(condition: .onQueue(queue))
         var buffer = [UInt8](repeating: 0, count: 1024)
-        while fd >= 0 {
+        while let fd {
             if commandsInFlight >= SerialConsole.commandLimit, !readingPaused, let readSource {
                 readingPaused = true
                 readSource.suspend()
                 return
             }
-            let count = read(fd, &buffer, buffer.count)
+            let count: Int
+            do {
+                count = try fd.read(into: &buffer)
+            } catch {
+                if !error.wouldBlock { hungUp(error.reason) }
+                return
+            }
             if count > 0 {
                 handleInput(buffer[0..<count])
                 continue
             }
-            if count < 0, errno == EINTR { continue }
-            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
-            hungUp(count == 0 ? "hang-up" : String(cString: strerror(errno)))
+            hungUp("hang-up")
             return
         }
     }
@@ -275,7 +276,7 @@ public final class SerialConsole: Service, @unchecked Sendable {
     }
 
     private func write(_ text: String) {
-        guard fd >= 0 else { return }
+        guard fd != nil else { return }
         guard pendingOutput.count + text.utf8.count <= SerialConsole.outputLimit else {
             logger.debug("console output dropped: the terminal is not reading")
             return
@@ -285,21 +286,26 @@ public final class SerialConsole: Service, @unchecked Sendable {
     }
 
     private func flush() {
-        while fd >= 0, !pendingOutput.isEmpty {
-            let written = pendingOutput.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        while let fd, !pendingOutput.isEmpty {
+            let written: Int
+            do {
+                written = try fd.write(pendingOutput)
+            } catch {
+                if error.wouldBlock {
+                    if !writeSourceActive, let writeSource {
+                        writeSourceActive = true
+                        writeSource.resume()
+                    }
+                } else {
+                    hungUp("write failed: \(error.reason)")
+                }
+                return
+            }
             if written > 0 {
                 pendingOutput.removeFirst(written)
                 continue
             }
-            if written < 0, errno == EINTR { continue }
-            if written < 0, errno == EAGAIN || errno == EWOULDBLOCK {
-                if !writeSourceActive, let writeSource {
-                    writeSourceActive = true
-                    writeSource.resume()
-                }
-                return
-            }
-            hungUp("write failed: \(String(cString: strerror(errno)))")
+            hungUp("write failed: the terminal took no bytes")
             return
         }
         if writeSourceActive, let writeSource {

@@ -12,14 +12,13 @@ public enum SerialPort {
         115_200: speed_t(B115200), 230_400: speed_t(B230400), 460_800: speed_t(B460800), 921_600: speed_t(B921600),
     ]
 
-    public static func open(_ path: String, baud: Int) throws -> Int32 {
+    public static func open(_ path: String, baud: Int) throws -> FileDescriptor {
         guard let speed = speeds[baud] else { throw SystemError("unsupported baud rate \(baud) for \(path)", errno: EINVAL) }
-        let fd = Glibc.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw SystemError.current("open \(path)") }
+        let fd = try FileDescriptor.open(path, .readWrite, options: [.noControllingTerminal, .nonBlocking])
         var settings = termios()
-        guard tcgetattr(fd, &settings) == 0 else {
+        guard tcgetattr(fd.rawValue, &settings) == 0 else {
             let error = SystemError.current("\(path) is not a terminal")
-            close(fd)
+            fd.close()
             throw error
         }
         cfmakeraw(&settings)
@@ -31,9 +30,9 @@ public enum SerialPort {
         }
         cfsetispeed(&settings, speed)
         cfsetospeed(&settings, speed)
-        guard tcsetattr(fd, TCSANOW, &settings) == 0 else {
+        guard tcsetattr(fd.rawValue, TCSANOW, &settings) == 0 else {
             let error = SystemError.current("configure \(path)")
-            close(fd)
+            fd.close()
             throw error
         }
         return fd

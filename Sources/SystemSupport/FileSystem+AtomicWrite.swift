@@ -10,40 +10,27 @@ extension FileSystem {
     /// (fsync on an SD card can take a while): call it off the cooperative pool.
     public static func writeAtomically(_ path: String, bytes: [UInt8], mode: mode_t = 0o644) throws {
         let temporary = "\(path).tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw SystemError.current("cannot create \(temporary)") }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                Glibc.write(fd, buffer.baseAddress.map { $0 + written }, buffer.count - written)
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                let error = SystemError.current("cannot write \(temporary)")
-                close(fd)
-                unlink(temporary)
-                throw error
-            }
-            written += count
-        }
-        guard fsync(fd) == 0 else {
-            let error = SystemError.current("cannot flush \(temporary) to storage")
-            close(fd)
+        let fd = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate], permissions: mode,
+                                         operation: "cannot create \(temporary)")
+        do {
+            try fd.writeAll(bytes, operation: "cannot write \(temporary)")
+            try fd.sync(operation: "cannot flush \(temporary) to storage")
+        } catch {
+            fd.close()
             unlink(temporary)
             throw error
         }
-        close(fd)
+        fd.close()
         guard rename(temporary, path) == 0 else {
             let error = SystemError.current("cannot rename \(temporary) to \(path)")
             unlink(temporary)
             throw error
         }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        let directoryFD = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD >= 0 {
-            // Makes the rename durable; a directory that cannot be opened only weakens that.
-            _ = fsync(directoryFD)
-            close(directoryFD)
+        // Makes the rename durable; a directory that cannot be opened only weakens that.
+        if let directoryFD = try? FileDescriptor.open(directory.isEmpty ? "/" : directory, .readOnly, options: .directory) {
+            try? directoryFD.sync()
+            directoryFD.close()
         }
     }
 
@@ -55,7 +42,9 @@ extension FileSystem {
     /// Creates directory `path` (not its parents) unless it exists.
     public static func createDirectory(_ path: String, mode: mode_t = 0o755) throws {
         guard !isDirectory(path) else { return }
-        guard mkdir(path, mode) == 0 || errno == EEXIST else { throw SystemError.current("cannot create the directory \(path)") }
+        guard mkdir(path, mode) != 0 else { return }
+        let error = SystemError.current("cannot create the directory \(path)")
+        guard error.errno == EEXIST else { throw error }
     }
 
     /// Whether `path` is a regular file (symlinks followed).

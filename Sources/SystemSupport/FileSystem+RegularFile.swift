@@ -9,23 +9,26 @@ extension FileSystem {
     /// The text of the regular file at `path`; nil when there is none.
     /// Opened with O_NONBLOCK, then read only when fstat says it is a regular file.
     public static func readRegularFile(_ path: String, limit: Int) throws(FileReadError) -> String? {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT { return nil }
-            throw FileReadError(.unreadable, "cannot open it: \(String(cString: strerror(code))) (check the path and its permissions)")
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .noControllingTerminal])
+        } catch {
+            if error.isNotFound { return nil }
+            throw FileReadError(.unreadable, "cannot open it: \(error.reason) (check the path and its permissions)")
         }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            throw FileReadError(.unreadable, "cannot examine it: \(String(cString: strerror(errno)))")
+        defer { fd.close() }
+        let info: stat
+        do {
+            info = try fd.status()
+        } catch {
+            throw FileReadError(.unreadable, "cannot examine it: \(error.reason)")
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw FileReadError(.notRegularFile, "it is \(kind(of: info.st_mode)), not a regular file; remove it (rm \(path)) and put a plain file there, or nothing")
         }
         switch readAll(fd, limit: limit) {
         case .text(let text): return text
-        case .failed(let code): throw FileReadError(.unreadable, "cannot read it: \(String(cString: strerror(code)))")
+        case .failed(let code): throw FileReadError(.unreadable, "cannot read it: \(SystemError.reason(code))")
         case .tooLarge: throw FileReadError(.tooLarge, "it is larger than \(limit) bytes")
         }
     }

@@ -6,9 +6,8 @@ import Glibc
 public enum FileSystem {
     /// Reads a whole (small) text file; invalid UTF-8 is repaired.
     public static func readText(_ path: String, limit: Int = 1 << 20) throws -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw SystemError.current("cannot open \(path)") }
-        defer { close(fd) }
+        let fd = try FileDescriptor.open(path, .readOnly, operation: "cannot open \(path)")
+        defer { fd.close() }
         switch readAll(fd, limit: limit) {
         case .text(let text): return text
         case .failed(let code): throw SystemError("cannot read \(path)", errno: code)
@@ -22,15 +21,16 @@ public enum FileSystem {
         case tooLarge
     }
 
-    /// Reads `fd` to its end (at most `limit` bytes), retrying EINTR; invalid UTF-8 is repaired.
-    static func readAll(_ fd: Int32, limit: Int) -> ReadOutcome {
+    /// Reads `fd` to its end (at most `limit` bytes); invalid UTF-8 is repaired.
+    static func readAll(_ fd: FileDescriptor, limit: Int) -> ReadOutcome {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 8192)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failed(errno: errno)
+            let count: Int
+            do {
+                count = try fd.read(into: &buffer)
+            } catch {
+                return .failed(errno: error.errno)
             }
             if count == 0 { break }
             bytes.append(contentsOf: buffer[0..<count])

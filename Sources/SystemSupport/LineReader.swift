@@ -7,7 +7,11 @@ import Dispatch
 /// stream finishes at end of file. The descriptor is not closed.
 public enum LineReader {
     public static func lines(fd: Int32, maximumLength: Int = 1024) -> AsyncStream<String> {
-        let events = FileDescriptorReader.events(fd: fd, queue: DispatchQueue(label: "cast-gateway.lines.\(fd)"), owned: false)
+        lines(fd: FileDescriptor(rawValue: fd), maximumLength: maximumLength)
+    }
+
+    public static func lines(fd: FileDescriptor, maximumLength: Int = 1024) -> AsyncStream<String> {
+        let events = FileDescriptorReader.events(fd: fd, queue: DispatchQueue(label: "cast-gateway.lines.\(fd.rawValue)"), owned: false)
         // The stream has one consumer, which asks for one line at a time.
         let state = UncheckedSendable(Lines(events.makeAsyncIterator(), maximumLength: maximumLength))
         return AsyncStream { await state.value.next() }

@@ -55,18 +55,7 @@ public struct Logger: Sendable {
         } else {
             line = "\(Logger.timestamp()) \(level.name) \(text)\n"
         }
-        var bytes = Array(line.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(2, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += written
-            }
-        }
+        try? FileDescriptor.standardError.writeAll(Array(line.utf8))
     }
 
     /// Characters of one message kept in a log line; the rest is summarised.

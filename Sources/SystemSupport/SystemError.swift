@@ -21,6 +21,18 @@ public struct SystemError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     public var description: String {
-        "\(operation): \(String(cString: strerror(errno)))"
+        "\(operation): \(reason)"
     }
+
+    /// strerror's text for `errno`, e.g. `No such file or directory`.
+    public var reason: String { SystemError.reason(errno) }
+
+    /// strerror's text for `code`.
+    public static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+    /// The descriptor is non-blocking and the call would have waited (EAGAIN).
+    public var wouldBlock: Bool { errno == EAGAIN || errno == EWOULDBLOCK }
+
+    /// There is no such file (ENOENT).
+    public var isNotFound: Bool { errno == ENOENT }
 }

@@ -20,12 +20,11 @@ public struct SystemdNotifier: Sendable {
 
     public func send(_ message: String) {
         guard let socketPath, !socketPath.isEmpty else { return }
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
+        guard let fd = try? FileDescriptor.socket(family: AF_UNIX, type: Int32(SOCK_DGRAM.rawValue)) else { return }
+        defer { fd.close() }
         let bytes = Array(message.utf8)
         _ = UnixSocket.withAddress(socketPath) { address, length in
-            bytes.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), address, length) }
+            bytes.withUnsafeBytes { sendto(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), address, length) }
         }
     }
 }

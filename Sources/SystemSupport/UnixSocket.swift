@@ -19,16 +19,21 @@ public enum UnixSocket {
         }
     }
 
-    /// A connected, blocking stream socket to `path`.
-    public static func connectStream(to path: String) throws -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemError.current("socket for \(path)") }
-        let result = withAddress(path) { connect(fd, $0, $1) } ?? -1
-        guard result == 0 else {
+    /// A connected, blocking stream socket to `path`; the socket is closed
+    /// when connect fails.
+    public static func connect(to path: String) throws(SystemError) -> FileDescriptor {
+        let fd = try FileDescriptor.socket(family: AF_UNIX, type: Int32(SOCK_STREAM.rawValue), operation: "socket for \(path)")
+        // Not retried on EINTR: the connection then goes on without us, and a second connect fails (EALREADY).
+        guard (withAddress(path) { Glibc.connect(fd.rawValue, $0, $1) } ?? -1) == 0 else {
             let error = SystemError.current("connect to \(path)")
-            close(fd)
+            fd.close()
             throw error
         }
         return fd
+    }
+
+    /// `connect(to:)`'s raw descriptor (test peers and tools that hold an Int32).
+    public static func connectStream(to path: String) throws -> Int32 {
+        try connect(to: path).rawValue
     }
 }

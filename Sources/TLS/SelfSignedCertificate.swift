@@ -1,5 +1,4 @@
 import COpenSSL
-import CShims
 
 /// A P-256 key and a self-signed X.509 certificate made in-process, like the
 /// short-lived certificates Cast receivers present.

@@ -31,7 +31,7 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
     public private(set) var peerCertificate: [UInt8]?
 
     private let role: Role
-    private let fd: Int32
+    private let fd: FileDescriptor
     private let ssl: OpaquePointer
     private let context: TLSContext
     private let queue: DispatchQueue
@@ -41,7 +41,7 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
     private let readSource: DispatchSourceRead
     private let writeSource: DispatchSourceWrite
 
-    // Touched only on `queue`:
+    // Touched only on `queue` (each method that touches them asserts it):
     private var state = State.handshaking
     private var writeSourceResumed = false
     private var readSourceResumed = false
@@ -59,13 +59,13 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
     /// The most one SSL_read delivers by default (one TLS record's plaintext).
     static let chunkSize = 16384
 
-    init(fd: Int32, role: Role, context: TLSContext, peerDescription: String, inboundLimit: Int = 16,
+    init(fd: FileDescriptor, role: Role, context: TLSContext, peerDescription: String, inboundLimit: Int = 16,
          readSize: Int = TLSConnection.chunkSize) throws {
         guard let ssl = SSL_new(context.pointer) else {
-            Glibc.close(fd)
+            fd.close()
             throw TLSError(.setupFailed, "cannot create a TLS session: \(OpenSSLErrors.drain())")
         }
-        SSL_set_fd(ssl, fd)
+        SSL_set_fd(ssl, fd.rawValue)
         self.ssl = ssl
         self.fd = fd
         self.role = role
@@ -81,14 +81,15 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
         let consumer = InboundConsumer(chunks.makeAsyncIterator())
         let shared = UncheckedSendable(consumer)
         inbound = AsyncThrowingStream(unfolding: { try await shared.value.next() })
-        readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        readSource = DispatchSource.makeReadSource(fileDescriptor: fd.rawValue, queue: queue)
+        writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd.rawValue, queue: queue)
 
         let cancelHandler: @Sendable () -> Void = { [self] in
+            dispatchPrecondition(condition: .onQueue(queue))
             sourcesAlive -= 1
             if sourcesAlive == 0 {
                 SSL_free(self.ssl)
-                Glibc.close(self.fd)
+                self.fd.close()
             }
         }
         readSource.setEventHandler { [unowned self] in self.readable() }
@@ -163,9 +164,10 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
         queue.async { [self] in terminate(nil) }
     }
 
-    // MARK: Event handling (on `queue`)
+    // MARK: Event handling (on `queue`, asserted by dispatchPrecondition)
 
     private func readable() {
+        dispatchPrecondition(condition: .onQueue(queue))
         switch state {
         case .handshaking: driveHandshake()
         case .open:
@@ -176,6 +178,7 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
     }
 
     private func writable() {
+        dispatchPrecondition(condition: .onQueue(queue))
         switch state {
         case .handshaking: driveHandshake()
         case .open: flushWrites()
@@ -185,6 +188,7 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
     }
 
     private func driveHandshake() {
+        dispatchPrecondition(condition: .onQueue(queue))
         let result = role == .client ? SSL_connect(ssl) : SSL_accept(ssl)
         let systemErrno = errno
         if result == 1 {
@@ -215,6 +219,7 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
     /// Reads until OpenSSL wants more from the socket, or until `inboundLimit`
     /// chunks wait (then the read source is suspended; `taken` resumes it).
     private func readAvailable() {
+        dispatchPrecondition(condition: .onQueue(queue))
         while state == .open, !readingPaused {
             let count = readBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 {
@@ -257,6 +262,7 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
     }
 
     private func flushWrites() {
+        dispatchPrecondition(condition: .onQueue(queue))
         while state == .open, !pendingWrites.isEmpty {
             let remaining = pendingWrites[0].bytes.count - pendingWrites[0].offset
             let offset = pendingWrites[0].offset
@@ -285,6 +291,7 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
     /// Closes once: sends close_notify (best effort), fails what is pending,
     /// finishes `inbound` and cancels both sources (which then free the session and fd).
     private func terminate(_ error: (any Error)?) {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard state != .closed else { return }
         let wasOpen = state == .open
         state = .closed
@@ -305,34 +312,39 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
     }
 
     private func resumeReadSource() {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard !readSourceResumed else { return }
         readSourceResumed = true
         readSource.resume()
     }
 
     private func suspendReadSource() {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard readSourceResumed, state != .closed else { return }
         readSourceResumed = false
         readSource.suspend()
     }
 
     private func resumeWriteSource() {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard !writeSourceResumed else { return }
         writeSourceResumed = true
         writeSource.resume()
     }
 
     private func suspendWriteSource() {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard writeSourceResumed, state != .closed else { return }
         writeSourceResumed = false
         writeSource.suspend()
     }
 
     private func describeFailure(_ result: Int32) -> String {
+        dispatchPrecondition(condition: .onQueue(queue))
         let code = SSL_get_error(ssl, result)
         if code == SSL_ERROR_SYSCALL {
             let systemErrno = errno
-            return systemErrno == 0 ? "connection closed by peer" : String(cString: strerror(systemErrno))
+            return systemErrno == 0 ? "connection closed by peer" : SystemError.reason(systemErrno)
         }
         return OpenSSLErrors.drain()
     }

@@ -1,5 +1,4 @@
 import COpenSSL
-import CShims
 
 /// An OpenSSL `SSL_CTX` configured for Cast: TLS 1.2 or newer, non-blocking
 /// partial writes, and an unexpected EOF treated as a close.
@@ -95,17 +94,7 @@ public final class TLSContext: @unchecked Sendable {
     }
 }
 
-/// Reads and clears OpenSSL's thread-local error queue.
+/// Reads and clears OpenSSL's thread-local error queue (COpenSSL's one drain).
 enum OpenSSLErrors {
-    static func drain() -> String {
-        var messages: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            messages.append(String(nullTerminated: buffer))
-        }
-        return messages.isEmpty ? "no OpenSSL error recorded" : messages.joined(separator: "; ")
-    }
+    static func drain() -> String { String(cString: cg_openssl_errors()) }
 }

@@ -13,7 +13,7 @@ public final class TLSListener: @unchecked Sendable {
     public let port: UInt16
     public let connections: AsyncStream<TLSConnection>
 
-    private let fd: Int32
+    private let fd: FileDescriptor
     private let context: TLSContext
     private let source: DispatchSourceRead
     private let queue = DispatchQueue(label: "cast-gateway.listener")
@@ -33,9 +33,9 @@ public final class TLSListener: @unchecked Sendable {
         self.context = context
         self.handshakeTimeout = handshakeTimeout
         (connections, continuation) = AsyncStream.makeStream(of: TLSConnection.self)
-        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source = DispatchSource.makeReadSource(fileDescriptor: fd.rawValue, queue: queue)
         source.setEventHandler { [unowned self] in self.acceptPending() }
-        source.setCancelHandler { Glibc.close(fd) }
+        source.setCancelHandler { fd.close() }
         source.resume()
     }
 
@@ -63,22 +63,16 @@ public final class TLSListener: @unchecked Sendable {
     }
 
     private func acceptPending() {
+        dispatchPrecondition(condition: .onQueue(queue))
         while !closed {
-            var address = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let client = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    accept(fd, $0, &length)
-                }
-            }
-            if client < 0 {
-                if errno != EAGAIN, errno != EWOULDBLOCK, errno != EINTR {
-                    logger.warning(SystemError.current("accept on port \(port)").description)
-                }
+            let client: FileDescriptor, address: sockaddr_storage, length: socklen_t
+            do {
+                guard let accepted = try fd.accept(operation: "accept on port \(port)") else { return }
+                (client, address, length) = accepted
+            } catch {
+                logger.warning(error.description)
                 return
             }
-            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             TCPSocket.configure(client)
             let peer = SocketAddress(storage: address, length: length).description
             do {

@@ -22,7 +22,7 @@ final class FileDescriptorReaderTests: XCTestCase {
 
     func testAFloodWaitsForTheConsumerAndArrivesWhole() async throws {
         let (reader, writer) = try socketPair()
-        let events = FileDescriptorReader.events(fd: reader, queue: DispatchQueue(label: "test.reader"), limit: 8)
+        let events = FileDescriptorReader.events(fd: FileDescriptor(rawValue: reader), queue: DispatchQueue(label: "test.reader"), limit: 8)
         var iterator = events.makeAsyncIterator()
 
         // Nobody consumes: the reader must stop after 8 chunks, so the writer
@@ -85,7 +85,7 @@ final class FileDescriptorReaderTests: XCTestCase {
         var received = 0
         var damaged: Int?
         var chunks = 0
-        for await event in FileDescriptorReader.events(fd: reader, queue: DispatchQueue(label: "test.reader"), limit: 4) {
+        for await event in FileDescriptorReader.events(fd: FileDescriptor(rawValue: reader), queue: DispatchQueue(label: "test.reader"), limit: 4) {
             guard case .bytes(let bytes) = event else { continue }
             for (index, value) in bytes.enumerated() where damaged == nil && value != Self.byte(at: received + index) {
                 damaged = received + index
@@ -108,7 +108,7 @@ final class FileDescriptorReaderTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(fd, 0)
         var received: [UInt8] = []
         var ending: String?
-        for await event in FileDescriptorReader.events(fd: fd, queue: DispatchQueue(label: "test.reader"), limit: 2) {
+        for await event in FileDescriptorReader.events(fd: FileDescriptor(rawValue: fd), queue: DispatchQueue(label: "test.reader"), limit: 2) {
             switch event {
             case .bytes(let bytes): received += bytes
             case .ended(let reason): ending = reason
@@ -127,7 +127,7 @@ final class FileDescriptorReaderTests: XCTestCase {
         let target = String(decoding: buffer[0..<max(0, length)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         XCTAssertTrue(target.hasPrefix("socket:"), target)
         do {
-            let events = FileDescriptorReader.events(fd: reader, queue: DispatchQueue(label: "test.reader"), limit: 1)
+            let events = FileDescriptorReader.events(fd: FileDescriptor(rawValue: reader), queue: DispatchQueue(label: "test.reader"), limit: 1)
             var iterator = events.makeAsyncIterator()
             let bytes = [UInt8](repeating: 7, count: 65536)
             _ = bytes.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }  // more than one chunk: the reader pauses

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 
 /// What a readable file descriptor delivers.
@@ -23,7 +20,7 @@ public enum ReadEvent: Sendable, Equatable {
 /// writer waits on the kernel's buffer (a flooding lircd, a fast pipe). Dropping
 /// chunks instead would glue the start of one line to the end of another.
 public enum FileDescriptorReader {
-    public static func events(fd: Int32, queue: DispatchQueue, chunkSize: Int = 4096, owned: Bool = true,
+    public static func events(fd: FileDescriptor, queue: DispatchQueue, chunkSize: Int = 4096, owned: Bool = true,
                               limit: Int = 64) -> AsyncStream<ReadEvent> {
         // Unbounded as a stream; the reader never puts more than `limit` chunks in it.
         let (chunks, continuation) = AsyncStream.makeStream(of: ReadEvent.self)
@@ -55,7 +52,7 @@ public enum FileDescriptorReader {
 
     /// The reading end: a read source, paused while `limit` chunks wait.
     private final class Reader: @unchecked Sendable {
-        private let fd: Int32
+        private let fd: FileDescriptor
         private let queue: DispatchQueue
         private let limit: Int
         private let owned: Bool
@@ -67,20 +64,20 @@ public enum FileDescriptorReader {
         private var paused = false
         private var finished = false
 
-        init(fd: Int32, queue: DispatchQueue, chunkSize: Int, limit: Int, owned: Bool,
+        init(fd: FileDescriptor, queue: DispatchQueue, chunkSize: Int, limit: Int, owned: Bool,
              continuation: AsyncStream<ReadEvent>.Continuation) {
             self.fd = fd
             self.queue = queue
             self.limit = limit
             self.owned = owned
             self.continuation = continuation
-            source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+            source = DispatchSource.makeReadSource(fileDescriptor: fd.rawValue, queue: queue)
             buffer = [UInt8](repeating: 0, count: chunkSize)
         }
 
         func start() {
             source.setEventHandler { [self] in drain() }
-            if owned { source.setCancelHandler { [fd] in close(fd) } }
+            if owned { source.setCancelHandler { [fd] in fd.close() } }
             source.resume()
             // Files epoll cannot watch (/dev/null, regular files) are always
             // readable but never signal it: read what is there once at start.
@@ -112,13 +109,20 @@ public enum FileDescriptorReader {
 
         private func kick() {
             dispatchPrecondition(condition: .onQueue(queue))
-            if !finished, !paused, FileDescriptorReader.hasMore(fd) { drain() }
+            if !finished, !paused, fd.hasInput { drain() }
         }
 
         private func drain() {
             dispatchPrecondition(condition: .onQueue(queue))
             while !finished, !paused {
-                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                let count: Int
+                do {
+                    count = try fd.read(into: &buffer)
+                } catch {
+                    if error.wouldBlock { return }
+                    end(error.reason)
+                    return
+                }
                 if count > 0 {
                     waiting += 1
                     continuation.yield(.bytes(Array(buffer[0..<count])))
@@ -127,26 +131,20 @@ public enum FileDescriptorReader {
                         source.suspend()
                         return
                     }
-                    guard FileDescriptorReader.hasMore(fd) else { return }
+                    guard fd.hasInput else { return }
                     continue
                 }
-                if count < 0, errno == EINTR { continue }
-                if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
-                finished = true
-                continuation.yield(.ended(count == 0 ? "end of file" : String(cString: strerror(errno))))
-                continuation.finish()
-                source.cancel()
+                end("end of file")
                 return
             }
         }
-    }
-}
 
-extension FileDescriptorReader {
-    /// Whether a read of `fd` would return at once (data, end of file or an error).
-    static func hasMore(_ fd: Int32) -> Bool {
-        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&entry, 1, 0) == 1 && entry.revents != 0
+        private func end(_ reason: String) {
+            finished = true
+            continuation.yield(.ended(reason))
+            continuation.finish()
+            source.cancel()
+        }
     }
 }
 

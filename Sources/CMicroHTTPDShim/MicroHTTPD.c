@@ -1,8 +1,7 @@
 /* libmicrohttpd glue: MHD_start_daemon and MHD_get_daemon_info are variadic,
  * and the logger receives a va_list; Swift can call neither. */
-#include "CShims.h"
+#include "CMicroHTTPDShim.h"
 
-#if CG_HAVE_MICROHTTPD
 #include <stdio.h>
 #include <string.h>
 #include <netinet/in.h>
@@ -93,5 +92,3 @@ struct MHD_Response *cg_mhd_response_copy(const void *data, size_t size) {
     if (size == 0) return MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
     return MHD_create_response_from_buffer(size, (void *)data, MHD_RESPMEM_MUST_COPY);
 }
-
-#endif

@@ -1,4 +1,4 @@
-#include "CShims.h"
+#include "CGPIODShim.h"
 #include <gpiod.h>
 #include <dirent.h>
 #include <errno.h>

@@ -1,5 +1,6 @@
 import CastProtocol
 import Foundation
+import TestSupport
 import XCTest
 
 /// `cast-gateway run` as a long-running daemon against the simulator.
@@ -48,7 +49,7 @@ final class DaemonTests: XCTestCase {
         XCTAssertNotNil(daemon.waitForLine(timeout: 10) { _ in reconnectedCount() >= 2 }, daemon.allOutput)
     }
 
-    func testSimulatorKilledAndRestartedIsRejoinedWithoutRelaunch() throws {
+    func testSimulatorKilledAndRestartedIsRejoinedWithoutRelaunch() async throws {
         let directory = try temporaryDirectory(self)
         let state = directory.appendingPathComponent("receiver-state.json").path
         let first = try SimulatorProcess(directory: directory, logName: "before.jsonl", extraArguments: ["--state", state])
@@ -65,11 +66,15 @@ final class DaemonTests: XCTestCase {
         XCTAssertNotNil(daemon.waitForLine(timeout: 20) { line in
             daemon.stderr.dropFirst(rejoinedAt).contains { $0.contains(#"* PLAYING "Keeps Playing""#) }
         }, daemon.allOutput)
+        // The rejoin shows the media it had at once (no IDLE flash), then connects to the
+        // app and asks for its status: wait for those messages rather than expect them first.
+        let joined = await eventually {
+            let received = second.received()
+            return received.contains { $0.namespace == CastNamespace.connection && $0.destination != "receiver-0" }
+                && received.contains { $0.namespace == CastNamespace.media && $0.text.contains("GET_STATUS") }
+        }
+        XCTAssertTrue(joined, "no CONNECT to the app's transport and media GET_STATUS: \(second.received().map(\.namespace))")
         XCTAssertEqual(second.payloads(ofType: "LAUNCH"), [], "the daemon relaunched instead of joining")
-        let received = second.received()
-        XCTAssertTrue(received.contains { $0.namespace == CastNamespace.connection && $0.destination != "receiver-0" },
-                      "no CONNECT to the app's transport")
-        XCTAssertTrue(received.contains { $0.namespace == CastNamespace.media && $0.text.contains("GET_STATUS") })
         XCTAssertEqual(try runGateway(["control", "pause", "--device", second.device]).status, 0)
         XCTAssertNotNil(daemon.waitForLine(containing: #"* PAUSED "Keeps Playing""#), daemon.allOutput)
     }

@@ -156,6 +156,8 @@ final class DaemonSettingsTests: XCTestCase {
         assertError("[media]\nport = 1\n", line: 1, key: "[media] roots", contains: "is missing: name the directories to serve")
         assertError("[media]\nroots = relative\n", line: 2, key: "[media] roots", contains: "not an absolute path")
         assertError("[media]\nroots = /tmp\nport = x\n", line: 3, key: "[media] port", contains: "must be a TCP port (0 = any free port), got 'x'")
+        assertError("[media]\nroots = /tmp\ncors-origin = https://a.example/path\n", line: 3, key: "[media] cors-origin",
+                    contains: "is not * or an origin like https://receiver.example.com")
         assertError("[media]\nroots = /tmp\nports = 1\n", line: 3, key: "[media] ports", contains: "unknown key; keys in [media]: roots, port, cors-origin")
     }
 

@@ -3,6 +3,7 @@ import Fleet
 import GatewayCore
 import GatewayModel
 import Kiosk
+import MediaServer
 import RemoteInput
 import StatusOutput
 import SystemSupport
@@ -35,7 +36,7 @@ public struct DaemonSettings: Sendable, Equatable {
     public var console = ConsoleSettings()
     public var leds = LEDSettings()
     public var keymaps: [InputEvent.Source: KeymapSettings] = [:]
-    public var mqtt = MQTTSettings()
+    public var mqtt = MQTTSection()
     public var media = MediaSection()
     public var kiosk = KioskSettings()
     public var discovery = DiscoverySettings()
@@ -54,7 +55,7 @@ public struct DaemonSettings: Sendable, Equatable {
     static let knownSections: [String] = [
         LogSettings.sectionName, DeviceSettings.sectionName, CastSettings.sectionName, PresetSettings.sectionName,
         LircSettings.sectionName, CecSettings.sectionName, EvdevSettings.sectionName, ConsoleSettings.sectionName,
-        LEDSettings.sectionName, BoardChoice.sectionName, MQTTSettings.sectionName, MediaSection.sectionName, KioskSettings.sectionName,
+        LEDSettings.sectionName, BoardChoice.sectionName, MQTTSection.sectionName, MediaSection.sectionName, KioskSettings.sectionName,
         DiscoverySettings.sectionName,
     ] + KeymapSettings.sources.map(KeymapSettings.sectionName(for:))
 
@@ -77,7 +78,7 @@ public struct DaemonSettings: Sendable, Equatable {
         evdev = try merged.settings(EvdevSettings.self)
         console = try merged.settings(ConsoleSettings.self)
         leds = try merged.settings(LEDSettings.self)
-        mqtt = try merged.settings(MQTTSettings.self)
+        mqtt = try merged.settings(MQTTSection.self)
         media = try merged.settings(MediaSection.self)
         kiosk = try merged.settings(KioskSettings.self)
         discovery = try merged.settings(DiscoverySettings.self)

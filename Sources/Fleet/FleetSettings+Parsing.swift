@@ -1,122 +1,141 @@
+import SystemSupport
+
 extension FleetSettings {
-    /// Every key `parse` accepts, in the order the README lists them.
-    public static let keys = ["broker", "ca-file", "cert-file", "key-file", "username", "password-file", "room",
-                              "client-id", "topic-prefix", "keepalive", "groups", "allow-credentials", "ha-discovery",
-                              "ha-prefix", "ha-presets", "command-wait"]
+    /// Reads a present `[mqtt]` section (see the README, "Fleet and Home
+    /// Assistant"); `hostname` is the default room. Every error is a
+    /// `ConfigError` with file, line and key: a missing key is shown at the
+    /// section's header. The password file is checked here (exists, mode
+    /// 0600) but read only when connecting.
+    public init(from section: inout ConfigSection, hostname: String?) throws(ConfigError) {
+        // Every key is asked for first, in the README's order: that is the
+        // order of the "unknown key" list. An empty value keeps the default,
+        // as it always has in [mqtt].
+        let brokerEntry = section.nonEmptyEntry("broker")
+        let caFile = section.nonEmptyEntry("ca-file")
+        let certFile = section.nonEmptyEntry("cert-file")
+        let keyFile = section.nonEmptyEntry("key-file")
+        let username = section.nonEmptyEntry("username")
+        let passwordFile = section.nonEmptyEntry("password-file")
+        let roomEntry = section.nonEmptyEntry("room")
+        let clientID = section.nonEmptyEntry("client-id")
+        let topicPrefix = section.nonEmptyEntry("topic-prefix")
+        let keepalive = section.nonEmptyEntry("keepalive")
+        let groups = section.nonEmptyEntry("groups")
+        let allowCredentials = section.nonEmptyEntry("allow-credentials")
+        let haDiscovery = section.nonEmptyEntry("ha-discovery")
+        let haPrefix = section.nonEmptyEntry("ha-prefix")
+        let haPresets = section.nonEmptyEntry("ha-presets")
+        let commandWait = section.nonEmptyEntry("command-wait")
 
-    /// Builds settings from the `[mqtt]` section's `key = value` pairs.
-    /// Errors name the key; the caller adds file and line. The password file
-    /// is checked here (exists, mode 0600) but read only when connecting.
-    public static func parse(_ entries: [(key: String, value: String)],
-                             hostname: String? = FleetSettings.hostname()) throws(FleetSettingsError) -> FleetSettings {
-        var values: [String: String] = [:]
-        for (key, value) in entries {
-            let key = key.lowercased()
-            guard keys.contains(key) else {
-                throw FleetSettingsError(key: key, "unknown key in [mqtt] (known: \(keys.joined(separator: ", ")))")
-            }
-            guard values[key] == nil else { throw FleetSettingsError(key: key, "set twice") }
-            values[key] = value
+        guard let brokerEntry else {
+            throw section.error(at: "broker", "missing: set broker = mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
         }
-        func text(_ key: String) -> String? {
-            guard let value = values[key], !value.isEmpty else { return nil }
-            return value
-        }
+        let broker = try FleetSettings.parseBroker(brokerEntry, in: section)
 
-        guard let url = text("broker") else {
-            throw FleetSettingsError(key: "broker", "missing: set broker = mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
-        }
-        let broker = try parseBroker(url)
-
-        let roomText = text("room") ?? hostname
-        guard let room = roomText else {
-            throw FleetSettingsError(key: "room", "this machine has no host name; set room = NAME")
+        guard let room = roomEntry?.value ?? hostname else {
+            throw section.error(at: "room", "this machine has no host name; set room = NAME")
         }
         if let problem = FleetTopics.problem(withLevel: room) {
-            throw FleetSettingsError(key: "room", "'\(room)' \(problem)")
+            throw section.error(at: "room", "'\(room)' \(problem)")
         }
         if room == "all" || room == "group" {
-            throw FleetSettingsError(key: "room", "'\(room)' is reserved for group commands (\(FleetTopics.defaultPrefix)/all/cmd, .../group/NAME/cmd); choose another name")
+            throw section.error(at: "room", "'\(room)' is reserved for group commands (\(FleetTopics.defaultPrefix)/all/cmd, .../group/NAME/cmd); choose another name")
         }
-        var settings = FleetSettings(broker: broker, room: room)
+        self.init(broker: broker, room: room)
 
-        if let clientID = text("client-id") {
-            guard clientID.utf8.count <= 128, !clientID.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-                throw FleetSettingsError(key: "client-id", "must be at most 128 bytes without control characters")
+        if let clientID {
+            guard clientID.value.utf8.count <= 128,
+                  !clientID.value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw section.error(clientID, "must be at most 128 bytes without control characters")
             }
-            settings.clientID = clientID
+            self.clientID = clientID.value
         }
-        if let prefix = text("topic-prefix") {
-            if let problem = FleetTopics.problem(withPrefix: prefix) { throw FleetSettingsError(key: "topic-prefix", "'\(prefix)' \(problem)") }
-            settings.topicPrefix = prefix
-        }
-        if let keepalive = text("keepalive") {
-            guard let seconds = Int(keepalive), (5...3600).contains(seconds) else {
-                throw FleetSettingsError(key: "keepalive", "'\(keepalive)' must be a whole number of seconds from 5 to 3600")
+        if let topicPrefix {
+            if let problem = FleetTopics.problem(withPrefix: topicPrefix.value) {
+                throw section.error(topicPrefix, "'\(topicPrefix.value)' \(problem)")
             }
-            settings.keepalive = seconds
+            self.topicPrefix = topicPrefix.value
         }
-        if let groups = text("groups") {
+        if let keepalive {
+            self.keepalive = try section.seconds(keepalive, in: 5...3600)
+        }
+        if let groups {
             var names: [String] = []
-            for name in groups.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map(String.init) {
-                if let problem = FleetTopics.problem(withLevel: name) { throw FleetSettingsError(key: "groups", "group '\(name)' \(problem)") }
+            for name in groups.value.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map(String.init) {
+                if let problem = FleetTopics.problem(withLevel: name) { throw section.error(groups, "group '\(name)' \(problem)") }
                 if !names.contains(name) { names.append(name) }
             }
-            settings.groups = names
+            self.groups = names
         }
-        settings.allowCredentials = try parseBool(values["allow-credentials"], key: "allow-credentials") ?? false
-        settings.haDiscovery = try parseBool(values["ha-discovery"], key: "ha-discovery") ?? true
-        if let prefix = text("ha-prefix") {
-            if let problem = FleetTopics.problem(withPrefix: prefix) { throw FleetSettingsError(key: "ha-prefix", "'\(prefix)' \(problem)") }
-            settings.haPrefix = prefix
+        if allowCredentials != nil { self.allowCredentials = try section.bool("allow-credentials") ?? false }
+        if haDiscovery != nil { self.haDiscovery = try section.bool("ha-discovery") ?? true }
+        if let haPrefix {
+            if let problem = FleetTopics.problem(withPrefix: haPrefix.value) { throw section.error(haPrefix, "'\(haPrefix.value)' \(problem)") }
+            self.haPrefix = haPrefix.value
         }
-        if let presets = text("ha-presets") {
-            settings.haPresets = try parsePresets(presets)
+        if let haPresets {
+            self.haPresets = try FleetSettings.parsePresets(haPresets, in: section)
         }
-        if let wait = text("command-wait") {
-            guard let seconds = Int(wait), (0...3600).contains(seconds) else {
-                throw FleetSettingsError(key: "command-wait", "'\(wait)' must be a whole number of seconds from 0 to 3600")
-            }
-            settings.commandWait = .seconds(seconds)
+        if let commandWait {
+            self.commandWait = .seconds(try section.seconds(commandWait, in: 0...3600))
         }
 
         // TLS files and credentials.
-        settings.caFile = text("ca-file")
-        settings.certFile = text("cert-file")
-        settings.keyFile = text("key-file")
-        for key in ["ca-file", "cert-file", "key-file"] where text(key) != nil && !broker.tls {
-            throw FleetSettingsError(key: key, "only used with an mqtts:// broker (the broker is \(broker))")
+        for entry in [caFile, certFile, keyFile].compactMap({ $0 }) where !broker.tls {
+            throw section.error(entry, "only used with an mqtts:// broker (the broker is \(broker))")
         }
-        if (settings.certFile == nil) != (settings.keyFile == nil) {
-            throw FleetSettingsError(key: settings.certFile == nil ? "cert-file" : "key-file",
-                                     "cert-file and key-file go together: set both for a client certificate, or neither")
+        if (certFile == nil) != (keyFile == nil) {
+            throw section.error(at: certFile == nil ? "cert-file" : "key-file",
+                                "cert-file and key-file go together: set both for a client certificate, or neither")
         }
-        for (key, path, what) in [("ca-file", settings.caFile, "CA file"), ("cert-file", settings.certFile, "client certificate"),
-                                  ("key-file", settings.keyFile, "client key")] {
-            guard let path else { continue }
+        for (entry, what) in [(caFile, "CA file"), (certFile, "client certificate"), (keyFile, "client key")] {
+            guard let entry else { continue }
             do {
-                try checkPEMFile(path, what: what)
+                try FleetSettings.checkPEMFile(entry.value, what: what)
             } catch {
-                throw FleetSettingsError(key: key, error.message)
+                throw section.error(entry, error.message)
             }
         }
-        settings.username = text("username")
-        settings.passwordFile = text("password-file")
-        if let path = settings.passwordFile {
-            guard settings.username != nil else {
-                throw FleetSettingsError(key: "password-file", "needs a username: set username = NAME too")
+        self.caFile = caFile?.value
+        self.certFile = certFile?.value
+        self.keyFile = keyFile?.value
+        self.username = username?.value
+        if let passwordFile {
+            guard username != nil else {
+                throw section.error(passwordFile, "needs a username: set username = NAME too")
             }
             do {
-                _ = try readPassword(path)
+                _ = try FleetSettings.readPassword(passwordFile.value)
             } catch {
-                throw FleetSettingsError(key: "password-file", error.message)
+                throw section.error(passwordFile, error.message)
             }
+            self.passwordFile = passwordFile.value
         }
+    }
+
+    /// Settings from `key = value` pairs given outside a config file (a
+    /// tool's command line), read exactly as a `[mqtt]` section is; errors
+    /// name `origin` as their file.
+    public static func parse(_ pairs: [(key: String, value: String)], hostname: String? = FleetSettings.hostname(),
+                             origin: String = "arguments") throws(ConfigError) -> FleetSettings {
+        var text = "[\(MQTTSection.sectionName)]\n"
+        for (key, value) in pairs {
+            // Each pair must stay one quoted line.
+            guard !(key + value).contains(where: { $0 == "\"" || $0.isNewline }) else {
+                throw ConfigError(file: origin, line: nil, key: "[\(MQTTSection.sectionName)] \(ConfigFile.quotedForError(key))",
+                                  message: "must not contain a quote or a line break")
+            }
+            text += "\(key) = \"\(value)\"\n"
+        }
+        var section = try ConfigFile(path: origin, text: text).section(MQTTSection.sectionName)
+        let settings = try FleetSettings(from: &section, hostname: hostname)
+        try section.checkForUnknownKeys()
         return settings
     }
 
     /// `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]`; IPv6 hosts in brackets.
-    public static func parseBroker(_ url: String) throws(FleetSettingsError) -> Broker {
+    static func parseBroker(_ entry: ConfigFile.Entry, in section: ConfigSection) throws(ConfigError) -> Broker {
+        let url = entry.value
         let usage = "use mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"
         let tls: Bool
         let rest: Substring
@@ -127,26 +146,26 @@ extension FleetSettings {
             tls = false
             rest = url.dropFirst("mqtt://".count)
         } else {
-            throw FleetSettingsError(key: "broker", "'\(url)' is not a broker URL: \(usage)")
+            throw section.error(entry, "'\(url)' is not a broker URL: \(usage)")
         }
         var authority = rest
         if authority.hasSuffix("/") { authority = authority.dropLast() }
         if authority.contains("@") {
-            throw FleetSettingsError(key: "broker", "no credentials in the URL: use username and password-file")
+            throw section.error(entry, "no credentials in the URL: use username and password-file")
         }
         if authority.contains("/") || authority.contains("?") || authority.contains("#") {
-            throw FleetSettingsError(key: "broker", "'\(url)' has a path; MQTT brokers have none: \(usage)")
+            throw section.error(entry, "'\(url)' has a path; MQTT brokers have none: \(usage)")
         }
         let host: Substring
         var portText: Substring?
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else {
-                throw FleetSettingsError(key: "broker", "'\(url)' has an unclosed '[' around an IPv6 address")
+                throw section.error(entry, "'\(url)' has an unclosed '[' around an IPv6 address")
             }
             host = authority[authority.index(after: authority.startIndex)..<close]
             let after = authority[authority.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw FleetSettingsError(key: "broker", "'\(url)': \(usage)") }
+                guard after.hasPrefix(":") else { throw section.error(entry, "'\(url)': \(usage)") }
                 portText = after.dropFirst()
             }
         } else if let colon = authority.firstIndex(of: ":") {
@@ -156,39 +175,53 @@ extension FleetSettings {
             host = authority
         }
         guard !host.isEmpty, !host.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
-            throw FleetSettingsError(key: "broker", "'\(url)' has no host: \(usage)")
+            throw section.error(entry, "'\(url)' has no host: \(usage)")
         }
         var port: UInt16 = tls ? 8883 : 1883
         if let portText {
             guard let value = UInt16(portText), value > 0 else {
-                throw FleetSettingsError(key: "broker", "'\(portText)' is not a port (1-65535)")
+                throw section.error(entry, "'\(portText)' is not a port (1-65535)")
             }
             port = value
         }
         return Broker(host: String(host), port: port, tls: tls)
     }
 
-    static func parseBool(_ value: String?, key: String) throws(FleetSettingsError) -> Bool? {
-        guard let value, !value.isEmpty else { return nil }
-        switch value.lowercased() {
-        case "true", "yes", "on", "1": return true
-        case "false", "no", "off", "0": return false
-        default: throw FleetSettingsError(key: key, "'\(value)' must be true or false")
-        }
-    }
-
     /// `0-9`, `1,2,5`, `none`.
-    static func parsePresets(_ text: String) throws(FleetSettingsError) -> [Int] {
-        if text.lowercased() == "none" { return [] }
+    static func parsePresets(_ entry: ConfigFile.Entry, in section: ConfigSection) throws(ConfigError) -> [Int] {
+        if entry.value.lowercased() == "none" { return [] }
         var presets: [Int] = []
-        for part in text.split(whereSeparator: { $0 == "," || $0 == " " }) {
+        for part in entry.value.split(whereSeparator: { $0 == "," || $0 == " " }) {
             let bounds = part.split(separator: "-", omittingEmptySubsequences: false)
             guard (1...2).contains(bounds.count), let low = Int(bounds[0]), let high = Int(bounds[bounds.count - 1]),
                   (0...9).contains(low), (0...9).contains(high), low <= high else {
-                throw FleetSettingsError(key: "ha-presets", "'\(part)' is not a preset number 0-9 or a range like 0-9 (or say none)")
+                throw section.error(entry, "'\(part)' is not a preset number 0-9 or a range like 0-9 (or say none)")
             }
             for preset in low...high where !presets.contains(preset) { presets.append(preset) }
         }
         return presets.sorted()
+    }
+}
+
+extension ConfigSection {
+    /// The entry for `key` when it has a value; declares `key` as known.
+    mutating func nonEmptyEntry(_ key: String) -> ConfigFile.Entry? {
+        guard let entry = entry(key), !entry.value.isEmpty else { return nil }
+        return entry
+    }
+
+    /// A `ConfigError` at `key`'s line, or at the section's header when the
+    /// file does not set `key` (a missing or paired key).
+    func error(at key: String, _ message: String) -> ConfigError {
+        if let entry = entries.first(where: { $0.key == key }) { return error(entry, message) }
+        return ConfigError(file: path, line: headerLine, key: "[\(name)] \(key)", message: message)
+    }
+
+    /// A whole number of seconds in `range`.
+    func seconds(_ entry: ConfigFile.Entry, in range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        guard let seconds = Int(entry.value), range.contains(seconds) else {
+            throw error(entry, "'\(entry.value)' must be a whole number of seconds from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return seconds
     }
 }

@@ -2,8 +2,9 @@
 import Glibc
 #endif
 
-/// The `[mqtt]` section: which broker, who we are there, and what we publish.
-/// Built by `FleetSettings.parse` from the section's keys (see the README, "Fleet and Home Assistant").
+/// The `[mqtt]` section's settings: which broker, who we are there, and what
+/// we publish. Read from the section by `init(from:hostname:)` (see the
+/// README, "Fleet and Home Assistant"); `MQTTSection` is the section itself.
 public struct FleetSettings: Sendable, Equatable {
     /// `mqtt://HOST[:PORT]` (default port 1883) or `mqtts://HOST[:PORT]` (8883).
     public struct Broker: Sendable, Equatable, CustomStringConvertible {
@@ -87,18 +88,4 @@ public struct FleetSettings: Sendable, Equatable {
         let label = name.split(separator: ".").first.map(String.init) ?? ""
         return label.isEmpty ? nil : label
     }
-}
-
-/// A `[mqtt]` key with a bad value, or a missing one.
-public struct FleetSettingsError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The key as written in the config (`broker`, `password-file`...).
-    public let key: String
-    public let message: String
-
-    public init(key: String, _ message: String) {
-        self.key = key
-        self.message = message
-    }
-
-    public var description: String { "\(key): \(message)" }
 }

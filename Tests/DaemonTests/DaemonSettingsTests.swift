@@ -134,6 +134,33 @@ final class DaemonSettingsTests: XCTestCase {
         assertError("[presets]\n1 = not a url\n", line: 2, key: "[presets] 1", contains: "URL")
     }
 
+    /// `[mqtt]` and `[media]` are read by their own modules' section types,
+    /// with the same file, line and key as every other section.
+    func testFleetAndMediaSectionsNameFileLineAndKey() throws {
+        XCTAssertNil(try parse("[device]\nhost = tv\n").mqtt.fleet)
+        XCTAssertNil(try parse("[device]\nhost = tv\n").media.server)
+        let fleet = try XCTUnwrap(try parse("[mqtt]\nbroker = mqtts://[fd00::1]\nroom = 101\ngroups = a b\n").mqtt.fleet)
+        XCTAssertEqual(fleet.broker, .init(host: "fd00::1", port: 8883, tls: true))
+        XCTAssertEqual(fleet.room, "101")
+        XCTAssertEqual(fleet.groups, ["a", "b"])
+        assertError("[device]\nhost = tv\n[mqtt]\nroom = 101\n", line: 3, key: "[mqtt] broker", contains: "missing: set broker = mqtt://HOST[:PORT]")
+        assertError("[mqtt]\nbroker = mqtt://h\nroom = 101\nkeepalive = 2\n", line: 4, key: "[mqtt] keepalive", contains: "from 5 to 3600")
+        assertError("[mqtt]\nbroker = http://h\n", line: 2, key: "[mqtt] broker", contains: "'http://h' is not a broker URL")
+        assertError("[mqtt]\nbroker = mqtt://h\nroom = all\n", line: 3, key: "[mqtt] room", contains: "reserved for group commands")
+        assertError("[mqtt]\nbroker = mqtt://h\nroom = 1\nha-discovery = maybe\n", line: 4, key: "[mqtt] ha-discovery", contains: "true or false")
+        assertError("[mqtt]\nbroker = mqtt://h\nroom = 1\nhost = x\n", line: 4, key: "[mqtt] host",
+                    contains: "unknown key; keys in [mqtt]: broker, ca-file, cert-file, key-file, username, password-file, room, client-id, "
+                        + "topic-prefix, keepalive, groups, allow-credentials, ha-discovery, ha-prefix, ha-presets, command-wait")
+        assertError("[mqtt]\nbroker = mqtt://h\nroom = 1\nbroker = mqtt://i\n", line: 4, key: "[mqtt] broker", contains: "set twice (first on line 2)")
+        assertError("[mqtt]\nBroker = mqtt://h\nroom = 1\n", line: 1, key: "[mqtt] broker", contains: "missing")
+        assertError("[media]\nport = 1\n", line: 1, key: "[media] roots", contains: "is missing: name the directories to serve")
+        assertError("[media]\nroots = relative\n", line: 2, key: "[media] roots", contains: "not an absolute path")
+        assertError("[media]\nroots = /tmp\nport = x\n", line: 3, key: "[media] port", contains: "must be a TCP port (0 = any free port), got 'x'")
+        assertError("[media]\nroots = /tmp\ncors-origin = https://a.example/path\n", line: 3, key: "[media] cors-origin",
+                    contains: "is not * or an origin like https://receiver.example.com")
+        assertError("[media]\nroots = /tmp\nports = 1\n", line: 3, key: "[media] ports", contains: "unknown key; keys in [media]: roots, port, cors-origin")
+    }
+
     func testDiscoverySectionBoundsTheTableAndKeepsTheFollowedDevice() throws {
         XCTAssertEqual(try parse("").discovery.maximumDevices, 1000)
         XCTAssertEqual(try parse("[discovery]\nmax-devices = 250\n").discovery.maximumDevices, 250)

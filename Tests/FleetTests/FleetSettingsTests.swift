@@ -1,5 +1,6 @@
 import Foundation
 import Fleet
+import SystemSupport
 import XCTest
 
 final class FleetSettingsTests: XCTestCase {
@@ -21,16 +22,26 @@ final class FleetSettingsTests: XCTestCase {
         return path
     }
 
-    private func parse(_ pairs: [(String, String)]) throws -> FleetSettings {
-        try FleetSettings.parse(pairs.map { (key: $0.0, value: $0.1) }, hostname: "box-7")
+    /// `pairs` as the `[mqtt]` section of `gateway.conf`: the section's
+    /// header on line 1, pair N on line N + 2.
+    private func configText(_ pairs: [(String, String)]) -> String {
+        "[mqtt]\n" + pairs.map { "\($0.0) = \($0.1)\n" }.joined()
     }
 
-    private func error(_ pairs: [(String, String)]) -> FleetSettingsError? {
+    /// Reads `pairs` as the daemon does: the section type, then the unknown-key check.
+    private func parse(_ pairs: [(String, String)]) throws -> FleetSettings {
+        var section = try ConfigFile(path: "gateway.conf", text: configText(pairs)).section(MQTTSection.sectionName)
+        let settings = try MQTTSection(from: &section, hostname: "box-7")
+        try section.checkForUnknownKeys()
+        return try XCTUnwrap(settings.fleet, "a present [mqtt] section gives fleet settings")
+    }
+
+    private func error(_ pairs: [(String, String)]) -> ConfigError? {
         do {
             _ = try parse(pairs)
             return nil
         } catch {
-            return error as? FleetSettingsError
+            return error as? ConfigError
         }
     }
 
@@ -104,21 +115,76 @@ final class FleetSettingsTests: XCTestCase {
             ([("broker", "mqtts://h"), ("ca-file", "/nonexistent/ca.pem")], "ca-file", "cannot be read"),
             ([("broker", "mqtts://h"), ("ca-file", "/etc/hostname")], "ca-file", "not a PEM file"),
             ([("broker", "mqtt://h"), ("password-file", "/x")], "password-file", "needs a username"),
-            ([("broker", "mqtt://h"), ("colour", "red")], "colour", "unknown key"),
+            ([("broker", "mqtt://h"), ("colour", "red")], "colour",
+             "unknown key; keys in [mqtt]: broker, ca-file, cert-file, key-file, username, password-file, room, client-id, "
+                + "topic-prefix, keepalive, groups, allow-credentials, ha-discovery, ha-prefix, ha-presets, command-wait"),
         ]
         for (pairs, key, fragment) in cases {
             let failure = error(pairs)
-            XCTAssertEqual(failure?.key, key, "\(pairs)")
+            XCTAssertEqual(failure?.file, "gateway.conf", "\(pairs)")
+            XCTAssertEqual(failure?.key, "[mqtt] \(key)", "\(pairs)")
+            // The key's own line; a key that is missing (or missing its pair) is shown at the header.
+            let expectedLine = (pairs.firstIndex { $0.0 == key }).map { $0 + 2 } ?? 1
+            XCTAssertEqual(failure?.line, expectedLine, "\(pairs): \(failure.map(String.init(describing:)) ?? "no error")")
             XCTAssertTrue(failure?.message.contains(fragment) == true, "\(pairs): \(failure?.message ?? "no error")")
+        }
+    }
+
+    func testErrorsReadAsFileLineKeyAndMessage() {
+        XCTAssertEqual(error([("room", "101")])?.description,
+                       "gateway.conf:1: [mqtt] broker: missing: set broker = mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
+        XCTAssertEqual(error([("broker", "mqtt://h"), ("keepalive", "2")])?.description,
+                       "gateway.conf:3: [mqtt] keepalive: '2' must be a whole number of seconds from 5 to 3600")
+        XCTAssertEqual(error([("broker", "mqtt://h"), ("colour", "red")])?.description.hasPrefix("gateway.conf:3: [mqtt] colour: unknown key"),
+                       true)
+    }
+
+    func testAnEmptyValueKeepsTheDefault() throws {
+        let settings = try parse([("broker", "mqtt://h"), ("room", ""), ("groups", ""), ("ha-discovery", ""), ("keepalive", "")])
+        XCTAssertEqual(settings.room, "box-7")
+        XCTAssertEqual(settings.groups, [])
+        XCTAssertTrue(settings.haDiscovery)
+        XCTAssertEqual(settings.keepalive, 60)
+        XCTAssertEqual(error([("broker", "")])?.message.contains("missing"), true)
+    }
+
+    func testAKeySetTwiceIsRefusedByTheFile() {
+        XCTAssertThrowsError(try parse([("broker", "mqtt://a"), ("room", "1"), ("broker", "mqtt://b")])) { error in
+            XCTAssertEqual((error as? ConfigError)?.description, "gateway.conf:4: [mqtt] broker: set twice (first on line 2)")
+        }
+    }
+
+    func testNoSectionNoFleet() throws {
+        var section = try ConfigFile(path: "gateway.conf", text: "[device]\nhost = tv\n").section(MQTTSection.sectionName)
+        XCTAssertNil(try MQTTSection(from: &section, hostname: "box-7").fleet)
+        XCTAssertNoThrow(try section.checkForUnknownKeys())
+        var empty = try ConfigFile(path: "gateway.conf", text: "[mqtt]\n").section(MQTTSection.sectionName)
+        XCTAssertThrowsError(try MQTTSection(from: &empty, hostname: "box-7"), "a [mqtt] header alone asks for a fleet client")
+    }
+
+    func testSettingsFromArguments() throws {
+        let settings = try FleetSettings.parse([(key: "broker", value: "mqtt://h:1884"), (key: "room", value: "r1"), (key: "groups", value: ""),
+                                                (key: "ha-discovery", value: "false")], hostname: nil)
+        XCTAssertEqual(settings.broker, FleetSettings.Broker(host: "h", port: 1884, tls: false))
+        XCTAssertEqual(settings.room, "r1")
+        XCTAssertEqual(settings.groups, [])
+        XCTAssertFalse(settings.haDiscovery)
+        XCTAssertThrowsError(try FleetSettings.parse([(key: "broker", value: "mqtt://h"), (key: "room", value: "r\"1")], hostname: nil))
+        XCTAssertThrowsError(try FleetSettings.parse([(key: "broker", value: "mqtt://h\nallow-credentials = true")], hostname: "r"))
+        XCTAssertThrowsError(try FleetSettings.parse([(key: "broker", value: "mqtt://h"), (key: "colour", value: "red")], hostname: "r")) { error in
+            XCTAssertEqual((error as? ConfigError)?.key, "[mqtt] colour")
         }
     }
 
     func testAPasswordFileOthersCanReadIsRefusedWithTheReason() throws {
         let password = try file("password", "s3cret\n", mode: 0o644)
         let failure = error([("broker", "mqtt://h"), ("username", "u"), ("password-file", password)])
-        XCTAssertEqual(failure?.key, "password-file")
+        XCTAssertEqual(failure?.key, "[mqtt] password-file")
+        XCTAssertEqual(failure?.line, 4)
         XCTAssertTrue(failure?.message.contains("mode 0644") == true, failure?.message ?? "")
-        XCTAssertTrue(failure?.message.contains("chmod 600 \(password)") == true)
+        // The value of a key that looks secret is never repeated (ConfigSection): the line shows which file.
+        XCTAssertTrue(failure?.message.contains("chmod 600 <hidden>") == true, failure?.message ?? "")
+        XCTAssertFalse(failure?.message.contains(password) == true)
         XCTAssertFalse(failure?.message.contains("s3cret") == true)
         let readOnly = try file("password2", "s3cret\n", mode: 0o400)
         XCTAssertEqual(try parse([("broker", "mqtt://h"), ("username", "u"), ("password-file", readOnly)]).passwordFile, readOnly)

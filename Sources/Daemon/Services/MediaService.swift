@@ -2,59 +2,8 @@
 import Glibc
 #endif
 import GatewayCore
-import GatewayModel
-import Kiosk
 import MediaServer
-import Synchronization
 import SystemSupport
-
-/// `[media]`: local files served to receivers over HTTP (the media server).
-public struct MediaSection: SettingsSection {
-    public static let sectionName = "media"
-    /// nil: no `[media]` section, no server, local paths refused.
-    public var server: MediaServerSettings?
-
-    public init(server: MediaServerSettings? = nil) {
-        self.server = server
-    }
-
-    public init(from section: inout ConfigSection) throws(ConfigError) {
-        let rootsEntry = section.entry("roots")
-        let port = try section.value("port", expected: "a TCP port (0 = any free port)") { UInt16($0) }
-        let origin = try section.string("cors-origin")
-        guard section.isPresent else { return }
-        guard let rootsEntry else {
-            throw ConfigError(file: section.path, line: section.headerLine, key: "[media] roots",
-                              message: "is missing: name the directories to serve, e.g. roots = /srv/media")
-        }
-        let roots = rootsEntry.value.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
-        let settings = MediaServerSettings(roots: roots, port: port ?? MediaServerSettings.defaultPort, corsOrigin: origin ?? "*")
-        do {
-            _ = try settings.validated()
-        } catch {
-            throw section.error(rootsEntry, "\(error)")
-        }
-        server = settings
-    }
-}
-
-/// Local paths through whichever media server runs now (the `[media]`
-/// service replaces it on a reload); without one, they are refused.
-final class CurrentMediaServer: MediaLocator, Sendable {
-    private let current = Mutex<MediaServer?>(nil)
-
-    func set(_ server: MediaServer?) { current.withLock { $0 = server } }
-
-    func media(forLocalPath path: String) async throws -> LocatedMedia {
-        guard let server = current.withLock({ $0 }) else {
-            return try await LocalFilesUnavailable().media(forLocalPath: path)
-        }
-        let media = try server.media(forLocalPath: path)
-        return LocatedMedia(url: media.url, contentType: media.contentType, subtitles: media.subtitles.compactMap { track in
-            track.url.map { LocatedMedia.Subtitles(url: $0, language: track.language, name: track.name) }
-        })
-    }
-}
 
 /// The `[media]` service: the server follows the receiver's address (it
 /// listens on the local address of the route to it) and is the current one

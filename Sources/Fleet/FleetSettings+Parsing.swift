@@ -156,35 +156,22 @@ extension FleetSettings {
         if authority.contains("/") || authority.contains("?") || authority.contains("#") {
             throw section.error(entry, "'\(url)' has a path; MQTT brokers have none: \(usage)")
         }
-        let host: Substring
-        var portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else {
-                throw section.error(entry, "'\(url)' has an unclosed '[' around an IPv6 address")
+        let parsed: HostPort
+        do {
+            // Not bare IPv6: the URL form brackets it.
+            parsed = try HostPort.parse(String(authority), defaultPort: tls ? 8883 : 1883, allowsBareIPv6: false)
+        } catch {
+            switch error.code {
+            case .unclosedBracket: throw section.error(entry, "'\(url)' has an unclosed '[' around an IPv6 address")
+            case .textAfterBracket: throw section.error(entry, "'\(url)': \(usage)")
+            case .noHost: throw section.error(entry, "'\(url)' has no host: \(usage)")
+            case .badPort: throw section.error(entry, error.description)
             }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw section.error(entry, "'\(url)': \(usage)") }
-                portText = after.dropFirst()
-            }
-        } else if let colon = authority.firstIndex(of: ":") {
-            host = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
-        } else {
-            host = authority
         }
-        guard !host.isEmpty, !host.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
+        guard !parsed.host.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
             throw section.error(entry, "'\(url)' has no host: \(usage)")
         }
-        var port: UInt16 = tls ? 8883 : 1883
-        if let portText {
-            guard let value = UInt16(portText), value > 0 else {
-                throw section.error(entry, "'\(portText)' is not a port (1-65535)")
-            }
-            port = value
-        }
-        return Broker(host: String(host), port: port, tls: tls)
+        return Broker(host: parsed.host, port: parsed.port, tls: tls)
     }
 
     /// `0-9`, `1,2,5`, `none`.

@@ -34,7 +34,7 @@ func fleetNode(_ arguments: inout ArgumentReader) async throws {
         settings = try FleetSettings.parse([(key: "broker", value: broker), (key: "room", value: room), (key: "groups", value: groups),
                                             (key: "ha-discovery", value: discovery ? "true" : "false")])
     } catch {
-        throw UsageError("[mqtt] \(error)")
+        throw UsageError("\(error)")
     }
 
     let time = SystemTimeSource()

@@ -49,12 +49,7 @@ struct MediaService: Service {
 
     /// `192.168.1.20` of `192.168.1.20:8009`, `fe80::1` of `[fe80::1]:8009`; nil for a name.
     static func numericHost(of address: String) -> String? {
-        var host = address
-        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
-            host = String(host[host.index(after: host.startIndex)..<close])
-        } else if let colon = host.lastIndex(of: ":"), host.firstIndex(of: ":") == colon {
-            host = String(host[..<colon])
-        }
+        guard let host = try? HostPort.parse(address, defaultPort: 8009).host else { return nil }
         var v4 = in_addr(), v6 = in6_addr()
         let bare = String(host.split(separator: "%", maxSplits: 1).first ?? "")
         return inet_pton(AF_INET, bare, &v4) == 1 || inet_pton(AF_INET6, bare, &v6) == 1 ? host : nil

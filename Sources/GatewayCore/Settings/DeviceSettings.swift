@@ -47,24 +47,8 @@ public struct DeviceSettings: SettingsSection {
 
     /// Parses `HOST`, `HOST:PORT`, `[IPV6]` or `[IPV6]:PORT` (default port 8009).
     public static func parseHostPort(_ text: String) -> (host: String, port: UInt16)? {
-        var host = text
-        var port: UInt16 = 8009
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else { return nil }
-            host = String(text[text.index(after: text.startIndex)..<close])
-            let rest = text[text.index(after: close)...]
-            if !rest.isEmpty {
-                guard rest.hasPrefix(":"), let value = UInt16(rest.dropFirst()), value > 0 else { return nil }
-                port = value
-            }
-        } else if let colon = text.lastIndex(of: ":") {
-            guard text.firstIndex(of: ":") == colon else { return isValidHost(text) ? (text, 8009) : nil }  // bare IPv6
-            host = String(text[..<colon])
-            guard let value = UInt16(text[text.index(after: colon)...]), value > 0 else { return nil }
-            port = value
-        }
-        guard isValidHost(host) else { return nil }
-        return (host, port)
+        guard let parsed = try? HostPort.parse(text, defaultPort: 8009), isValidHost(parsed.host) else { return nil }
+        return (parsed.host, parsed.port)
     }
 
     /// An IPv4 or IPv6 literal (IPv6 may carry a `%zone`), or a DNS host name

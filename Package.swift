@@ -74,31 +74,33 @@ let package = Package(
         .target(name: "JSON"),
         .target(name: "CastProtocol", dependencies: ["JSON"]),
         .target(name: "SystemSupport"),
+        .target(name: "Configuration", dependencies: ["SystemSupport"]),
+        .target(name: "ServiceLifecycle", dependencies: ["SystemSupport"]),
         .target(name: "GatewayModel"),
 
         // MARK: I/O
         .target(name: "TLS", dependencies: ["COpenSSL", "SystemSupport"]),
         .target(name: "CastClient", dependencies: ["JSON", "CastProtocol", "SystemSupport"]),
         .target(name: "DeviceAuth", dependencies: ["COpenSSL", "CastProtocol", "SystemSupport"]),
-        .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport"]),
-        .target(name: "RemoteInput", dependencies: ["CCecLoader", "GatewayModel", "SystemSupport"]),
-        .target(name: "StatusOutput", dependencies: ["JSON", "CGPIODShim", "GatewayModel", "SystemSupport"]),
-        .target(name: "Fleet", dependencies: ["JSON", "CMosquitto", "GatewayModel", "SystemSupport"]),
-        .target(name: "MediaServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShim", "SystemSupport"]),
+        .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]),
+        .target(name: "RemoteInput", dependencies: ["CCecLoader", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]),
+        .target(name: "StatusOutput", dependencies: ["JSON", "CGPIODShim", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]),
+        .target(name: "Fleet", dependencies: ["JSON", "CMosquitto", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]),
+        .target(name: "MediaServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShim", "SystemSupport", "Configuration", "ServiceLifecycle"]),
 
         // MARK: Core and tools
         .target(
             name: "GatewayCore",
-            dependencies: ["JSON", "CastClient", "CastProtocol", "GatewayModel", "SystemSupport"]
+            dependencies: ["JSON", "CastClient", "CastProtocol", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]
         ),
         .target(
             name: "Kiosk",
-            dependencies: ["JSON", "CastClient", "GatewayCore", "GatewayModel", "SystemSupport"]
+            dependencies: ["JSON", "CastClient", "GatewayCore", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]
         ),
         .target(
             name: "Daemon",
             dependencies: ["CastClient", "Discovery", "Fleet", "MediaServer", "GatewayCore", "GatewayModel", "Kiosk", "RemoteInput", "StatusOutput",
-                           "SystemSupport"]
+                           "SystemSupport", "Configuration", "ServiceLifecycle"]
         ),
         .target(
             name: "ReceiverSimulator",
@@ -108,7 +110,7 @@ let package = Package(
         .executableTarget(
             name: "cast-gateway",
             dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "DeviceAuth", "Discovery", "Kiosk",
-                           "RemoteInput", "StatusOutput", "TLS", "ReceiverSimulator", "SystemSupport"],
+                           "RemoteInput", "StatusOutput", "TLS", "ReceiverSimulator", "SystemSupport", "ServiceLifecycle"],
             // Release builds carry the Swift runtime inside (the board has no Swift installed).
             linkerSettings: staticSwiftRuntimeInRelease
         ),
@@ -127,20 +129,20 @@ let package = Package(
         // MARK: Tests
         .target(
             name: "TestSupport",
-            dependencies: ["CastClient", "CastProtocol", "SystemSupport"],
+            dependencies: ["CastClient", "CastProtocol", "SystemSupport", "ServiceLifecycle"],
             path: "Tests/TestSupport"
         ),
         .testTarget(
             name: "KioskTests",
             dependencies: ["JSON", "Kiosk", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "StatusOutput",
-                           "SystemSupport", "TestSupport"]
+                           "SystemSupport", "TestSupport", "Configuration"]
         ),
         .testTarget(name: "CastProtocolTests", dependencies: ["JSON", "CastProtocol", "TestSupport"]),
-        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport", "ServiceLifecycle"]),
         .testTarget(
             name: "DaemonTests",
             dependencies: ["JSON", "Daemon", "Discovery", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Kiosk", "ReceiverSimulator",
-                           "RemoteInput", "StatusOutput", "SystemSupport", "TestSupport"]
+                           "RemoteInput", "StatusOutput", "SystemSupport", "TestSupport", "Configuration", "ServiceLifecycle"]
         ),
         .testTarget(
             name: "DeviceAuthTests",
@@ -160,11 +162,11 @@ let package = Package(
         ),
         .testTarget(
             name: "FleetTests",
-            dependencies: ["JSON", "Fleet", "CastProtocol", "GatewayModel", "SystemSupport", "TestSupport"]
+            dependencies: ["JSON", "Fleet", "CastProtocol", "GatewayModel", "SystemSupport", "TestSupport", "Configuration"]
         ),
         .testTarget(
             name: "MediaServerTests",
-            dependencies: ["JSON", "MediaServer", "ReceiverSimulator", "CurlMediaProbe", "CastProtocol", "SystemSupport", "TestSupport"]
+            dependencies: ["JSON", "MediaServer", "ReceiverSimulator", "CurlMediaProbe", "CastProtocol", "SystemSupport", "TestSupport", "Configuration"]
         ),
         .testTarget(
             name: "IntegrationTests",

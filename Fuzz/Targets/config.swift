@@ -6,6 +6,7 @@
 // - no error or warning repeats the value of a credentials line (§3);
 // - a leading UTF-8 byte-order mark and CRLF line ends change nothing (§6);
 // - a host that passes validation is one a resolver can take (§6).
+import Configuration
 import Daemon
 import GatewayCore
 import GatewayModel

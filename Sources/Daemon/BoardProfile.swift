@@ -1,3 +1,4 @@
+import Configuration
 import SystemSupport
 
 /// A board profile (`boards/rpi4.conf`, installed in

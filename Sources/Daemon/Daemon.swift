@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Configuration
 import CastClient
 import Discovery
 import Fleet
@@ -8,6 +9,7 @@ import GatewayCore
 import GatewayModel
 import Kiosk
 import RemoteInput
+import ServiceLifecycle
 import StatusOutput
 import SystemSupport
 

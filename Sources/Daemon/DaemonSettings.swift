@@ -1,3 +1,4 @@
+import Configuration
 import Discovery
 import Fleet
 import GatewayCore

@@ -1,3 +1,4 @@
+import Configuration
 import SystemSupport
 
 /// `[discovery]`: how much of the network the gateway remembers. On a hotel

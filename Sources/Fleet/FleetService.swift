@@ -1,4 +1,5 @@
 import GatewayModel
+import ServiceLifecycle
 import Synchronization
 import SystemSupport
 

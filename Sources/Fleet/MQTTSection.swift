@@ -1,3 +1,4 @@
+import Configuration
 import SystemSupport
 
 /// `[mqtt]`: fleet control through a broker. Without the section the

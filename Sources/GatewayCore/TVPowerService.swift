@@ -1,4 +1,5 @@
 import GatewayModel
+import ServiceLifecycle
 import SystemSupport
 
 /// Powers the TV on when casting starts (selecting its input) and puts it in

@@ -1,3 +1,4 @@
+import Configuration
 import SystemSupport
 
 /// `[media]`: local files served to receivers over HTTP. Without the

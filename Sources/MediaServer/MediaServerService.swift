@@ -1,3 +1,4 @@
+import ServiceLifecycle
 import SystemSupport
 
 /// The media server as a daemon service: listens toward each receiver

@@ -2,6 +2,7 @@ import CCecLoader
 import Dispatch
 import GatewayModel
 import Glibc
+import ServiceLifecycle
 import SystemSupport
 
 /// HDMI-CEC remote keys and TV control through libcec.

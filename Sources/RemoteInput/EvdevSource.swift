@@ -1,5 +1,6 @@
 import Dispatch
 import GatewayModel
+import ServiceLifecycle
 import SystemSupport
 
 /// Key events straight from a kernel input device (`/dev/input/eventN`): IR

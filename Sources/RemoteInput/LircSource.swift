@@ -1,5 +1,6 @@
 import Dispatch
 import GatewayModel
+import ServiceLifecycle
 import SystemSupport
 
 /// Key events from lircd, read from its socket. Bad lines are logged and

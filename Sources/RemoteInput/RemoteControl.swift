@@ -1,3 +1,4 @@
+import ServiceLifecycle
 import Synchronization
 import GatewayModel
 import SystemSupport

@@ -1,6 +1,7 @@
 import Dispatch
 import GatewayModel
 import JSON
+import ServiceLifecycle
 import SystemSupport
 
 /// The serial console: a prompt, a line editor and commands on a tty, with

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import ReceiverSimulator
+import ServiceLifecycle
 import Synchronization
 import SystemSupport
 import TestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import ServiceLifecycle
 import Synchronization
 import CastClient
 import CastProtocol

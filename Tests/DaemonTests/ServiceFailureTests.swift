@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayModel
+import ServiceLifecycle
 import StatusOutput
 import Synchronization
 import SystemSupport

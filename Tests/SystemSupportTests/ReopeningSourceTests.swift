@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import ServiceLifecycle
 import Synchronization
 import SystemSupport
 import TestSupport

@@ -1,3 +1,4 @@
+import ServiceLifecycle
 import SystemSupport
 
 /// A service run by a test: started in a task, stopped (cancelled and

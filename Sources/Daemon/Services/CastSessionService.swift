@@ -1,5 +1,6 @@
 import Discovery
 import GatewayCore
+import ServiceLifecycle
 import SystemSupport
 
 /// Owns the Cast session: starts the gateway, feeds it what discovery sees,

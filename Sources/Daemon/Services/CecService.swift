@@ -1,6 +1,7 @@
 import GatewayCore
 import GatewayModel
 import RemoteInput
+import ServiceLifecycle
 import SystemSupport
 
 /// The CEC adapter (reopened with backoff) and, when configured, the TV

@@ -1,6 +1,7 @@
 import Discovery
 import GatewayCore
 import GatewayModel
+import ServiceLifecycle
 import Synchronization
 import SystemSupport
 

@@ -1,5 +1,6 @@
 import GatewayCore
 import GatewayModel
+import ServiceLifecycle
 import StatusOutput
 import SystemSupport
 

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import GatewayCore
 import MediaServer
+import ServiceLifecycle
 import SystemSupport
 
 /// The `[media]` service: the server follows the receiver's address (it

@@ -1,4 +1,5 @@
 import GatewayCore
+import ServiceLifecycle
 import SystemSupport
 
 /// Talks to systemd (`Type=notify`): READY=1 once every other service has

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ServiceLifecycle
 import SystemSupport
 
 /// `systemctl reload` (SIGHUP): re-reads the config file and applies it.

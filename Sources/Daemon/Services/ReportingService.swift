@@ -1,3 +1,4 @@
+import ServiceLifecycle
 import SystemSupport
 
 /// Runs a service whose reports come from a synchronous callback (a library's

@@ -1,5 +1,6 @@
 import CastClient
 import CastProtocol
+import Configuration
 import SystemSupport
 
 /// `[cast]`: what the gateway launches and with which credentials.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Configuration
 import SystemSupport
 
 /// `[device]`: which Cast device the gateway controls (exactly one of

@@ -1,3 +1,4 @@
+import Configuration
 import SystemSupport
 
 /// The core's own settings: the device, what to launch, and the presets.

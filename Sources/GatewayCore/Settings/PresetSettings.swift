@@ -1,3 +1,4 @@
+import Configuration
 import SystemSupport
 
 /// `[presets]`: the media URLs started by `preset-0` … `preset-9` (the hotel "channels").

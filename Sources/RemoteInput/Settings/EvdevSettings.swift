@@ -1,3 +1,4 @@
+import Configuration
 import SystemSupport
 
 /// `[evdev]`: a kernel input device to read keys from (kernel-decoded IR).

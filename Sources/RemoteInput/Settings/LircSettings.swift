@@ -1,3 +1,4 @@
+import Configuration
 import SystemSupport
 
 /// `[lirc]`: where lircd's socket is.

@@ -1,3 +1,4 @@
+import Configuration
 import SystemSupport
 
 /// `[console]`: the serial console's tty and speed.

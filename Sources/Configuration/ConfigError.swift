@@ -1,3 +1,4 @@
+import SystemSupport
 /// A problem in a config file, located by file, line and key.
 public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
     public let file: String

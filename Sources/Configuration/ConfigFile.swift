@@ -1,3 +1,4 @@
+import SystemSupport
 /// The raw content of a `key = value` file with `[sections]` and `#`
 /// comments, every entry remembering its line for error messages.
 public struct ConfigFile: Sendable {

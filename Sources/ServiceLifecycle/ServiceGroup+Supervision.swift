@@ -1,3 +1,4 @@
+import SystemSupport
 extension ServiceGroup {
     /// How one run of a service ended.
     enum Ending: Sendable {

@@ -1,3 +1,4 @@
+import SystemSupport
 /// `[log]`: how much the daemon logs.
 public struct LogSettings: SettingsSection {
     public static let sectionName = "log"

@@ -1,3 +1,4 @@
+import SystemSupport
 import Dispatch
 
 /// A device that comes and goes (lircd's socket, an input device, a tty, a

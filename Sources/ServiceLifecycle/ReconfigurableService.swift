@@ -1,3 +1,4 @@
+import SystemSupport
 /// Runs the service that the newest settings call for, and replaces it when
 /// they change (a live reload): the old one is cancelled and awaited before
 /// the new one starts, so a device is never opened twice. Settings that did

@@ -1,3 +1,4 @@
+import SystemSupport
 /// A long-running part of the daemon: an input source, the console, the LEDs,
 /// discovery, the Cast session owner, the media server, the MQTT client.
 ///

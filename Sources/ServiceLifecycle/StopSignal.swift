@@ -1,3 +1,4 @@
+import SystemSupport
 import Synchronization
 
 /// A one-shot latch that any number of tasks can await. Waiters resume when

@@ -1,3 +1,4 @@
+import SystemSupport
 import Synchronization
 
 /// Runs the daemon's services with one lifecycle:

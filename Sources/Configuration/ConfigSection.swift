@@ -1,3 +1,4 @@
+import SystemSupport
 /// One section of a config file, read by the settings type that owns it.
 ///
 /// Every key a settings type asks for becomes one of the section's known

@@ -64,21 +64,23 @@ let package = Package(
         .target(name: "CastProtocol"),
         .target(name: "SystemSupport"),
         .target(name: "GatewayModel"),
+        // The command language every front end parses into, its typed results, and the action scheduler (no Cast, no I/O).
+        .target(name: "Commands", dependencies: ["GatewayModel", "SystemSupport"]),
 
         // MARK: I/O
         .target(name: "TLS", dependencies: ["COpenSSL", "CShims", "SystemSupport"]),
         .target(name: "CastClient", dependencies: ["CastProtocol", "SystemSupport"]),
         .target(name: "DeviceAuth", dependencies: ["COpenSSL", "CShims", "CastProtocol", "SystemSupport"]),
         .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport"]),
-        .target(name: "RemoteInput", dependencies: ["CShims", "GatewayModel", "SystemSupport"]),
-        .target(name: "StatusOutput", dependencies: ["CastProtocol", "CShims", "GatewayModel", "SystemSupport"]),
+        .target(name: "RemoteInput", dependencies: ["CShims", "Commands", "GatewayModel", "SystemSupport"]),
+        .target(name: "StatusOutput", dependencies: ["CastProtocol", "CShims", "Commands", "GatewayModel", "SystemSupport"]),
         .target(name: "Fleet", dependencies: ["CMosquitto", "CastProtocol", "GatewayModel", "SystemSupport"]),
         .target(name: "MediaServer", dependencies: ["CMicroHTTPD", "CShims", "SystemSupport"]),
 
         // MARK: Core and tools
         .target(
             name: "GatewayCore",
-            dependencies: ["CastClient", "CastProtocol", "GatewayModel", "SystemSupport"]
+            dependencies: ["CastClient", "CastProtocol", "Commands", "GatewayModel", "SystemSupport"]
         ),
         .target(
             name: "Kiosk",
@@ -86,7 +88,7 @@ let package = Package(
         ),
         .target(
             name: "Daemon",
-            dependencies: ["CastClient", "Discovery", "Fleet", "MediaServer", "GatewayCore", "GatewayModel", "Kiosk", "RemoteInput", "StatusOutput",
+            dependencies: ["CastClient", "Commands", "Discovery", "Fleet", "MediaServer", "GatewayCore", "GatewayModel", "Kiosk", "RemoteInput", "StatusOutput",
                            "SystemSupport"]
         ),
         .target(
@@ -96,7 +98,7 @@ let package = Package(
         .target(name: "CurlMediaProbe", dependencies: ["CCurl", "ReceiverSimulator", "SystemSupport"]),
         .executableTarget(
             name: "cast-gateway",
-            dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "DeviceAuth", "Discovery", "Kiosk",
+            dependencies: ["Daemon", "Commands", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "DeviceAuth", "Discovery", "Kiosk",
                            "RemoteInput", "StatusOutput", "TLS", "ReceiverSimulator", "SystemSupport"],
             // Release builds carry the Swift runtime inside (the board has no Swift installed).
             linkerSettings: staticSwiftRuntimeInRelease
@@ -109,7 +111,8 @@ let package = Package(
 
         .executableTarget(
             name: "cast-gateway-bench",
-            dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Fleet", "MediaServer", "RemoteInput", "TLS", "SystemSupport"],
+            dependencies: ["Daemon", "Commands", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Fleet", "MediaServer", "RemoteInput", "TLS",
+                           "SystemSupport"],
             path: "bench/Sources"
         ),
 
@@ -124,11 +127,12 @@ let package = Package(
             dependencies: ["Kiosk", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "StatusOutput",
                            "SystemSupport", "TestSupport"]
         ),
+        .testTarget(name: "CommandsTests", dependencies: ["Commands", "GatewayModel", "SystemSupport", "TestSupport"]),
         .testTarget(name: "CastProtocolTests", dependencies: ["CastProtocol", "TestSupport"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["Daemon", "Discovery", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Kiosk", "ReceiverSimulator",
+            dependencies: ["Daemon", "Commands", "Discovery", "Fleet", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Kiosk", "ReceiverSimulator",
                            "RemoteInput", "StatusOutput", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
@@ -136,15 +140,15 @@ let package = Package(
             dependencies: ["DeviceAuth", "CastProtocol", "SystemSupport", "TestSupport"]
         ),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "GatewayModel", "SystemSupport", "TestSupport"]),
-        .testTarget(name: "RemoteInputTests", dependencies: ["RemoteInput", "GatewayModel", "TestSupport"]),
-        .testTarget(name: "StatusOutputTests", dependencies: ["StatusOutput", "GatewayModel", "SystemSupport", "TestSupport"]),
+        .testTarget(name: "RemoteInputTests", dependencies: ["RemoteInput", "Commands", "GatewayModel", "TestSupport"]),
+        .testTarget(name: "StatusOutputTests", dependencies: ["StatusOutput", "Commands", "GatewayModel", "SystemSupport", "TestSupport"]),
         .testTarget(
             name: "CastClientTests",
             dependencies: ["CastClient", "CastProtocol", "SystemSupport", "TestSupport", "TLS", "ReceiverSimulator"]
         ),
         .testTarget(
             name: "GatewayCoreTests",
-            dependencies: ["GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "SystemSupport",
+            dependencies: ["GatewayCore", "Commands", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "SystemSupport",
                            "TestSupport"]
         ),
         .testTarget(

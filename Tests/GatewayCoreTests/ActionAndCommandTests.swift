@@ -50,6 +50,13 @@ final class ActionAndCommandTests: XCTestCase {
         }
     }
 
+    /// The kiosk answers in console lines; its trailing `error:` lines are the parts that failed.
+    func testKioskLinesBecomeAReplyWithProblems() {
+        XCTAssertEqual(CommandInterpreter.reply(kioskLines: ["ok: checkout: stopped App 0F0F0F0F", "error: could not set the volume to 25%: x"]),
+                       CommandReply(["ok: checkout: stopped App 0F0F0F0F"], problems: ["could not set the volume to 25%: x"]))
+        XCTAssertEqual(CommandInterpreter.reply(kioskLines: ["item 2 of 3"]), CommandReply(["item 2 of 3"]))
+    }
+
     func testStatusLine() {
         var state = GatewayState()
         state.link = .connected

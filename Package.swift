@@ -77,21 +77,23 @@ let package = Package(
         .target(name: "Configuration", dependencies: ["SystemSupport"]),
         .target(name: "ServiceLifecycle", dependencies: ["SystemSupport"]),
         .target(name: "GatewayModel"),
+        // The command language every front end parses into, its typed results, and the action scheduler (no Cast, no I/O).
+        .target(name: "Commands", dependencies: ["GatewayModel", "SystemSupport"]),
 
         // MARK: I/O
         .target(name: "TLS", dependencies: ["COpenSSL", "SystemSupport"]),
         .target(name: "CastClient", dependencies: ["JSON", "CastProtocol", "SystemSupport"]),
         .target(name: "DeviceAuth", dependencies: ["COpenSSL", "CastProtocol", "SystemSupport"]),
         .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]),
-        .target(name: "RemoteInput", dependencies: ["CCecLoader", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]),
-        .target(name: "StatusOutput", dependencies: ["JSON", "CGPIODShim", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]),
+        .target(name: "RemoteInput", dependencies: ["Commands", "CCecLoader", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]),
+        .target(name: "StatusOutput", dependencies: ["Commands", "JSON", "CGPIODShim", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]),
         .target(name: "Fleet", dependencies: ["JSON", "CMosquitto", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]),
         .target(name: "MediaServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShim", "SystemSupport", "Configuration", "ServiceLifecycle"]),
 
         // MARK: Core and tools
         .target(
             name: "GatewayCore",
-            dependencies: ["JSON", "CastClient", "CastProtocol", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]
+            dependencies: ["Commands", "JSON", "CastClient", "CastProtocol", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]
         ),
         .target(
             name: "Kiosk",
@@ -99,7 +101,7 @@ let package = Package(
         ),
         .target(
             name: "Daemon",
-            dependencies: ["CastClient", "Discovery", "Fleet", "MediaServer", "GatewayCore", "GatewayModel", "Kiosk", "RemoteInput", "StatusOutput",
+            dependencies: ["Commands", "CastClient", "Discovery", "Fleet", "MediaServer", "GatewayCore", "GatewayModel", "Kiosk", "RemoteInput", "StatusOutput",
                            "SystemSupport", "Configuration", "ServiceLifecycle"]
         ),
         .target(
@@ -109,7 +111,7 @@ let package = Package(
         .target(name: "CurlMediaProbe", dependencies: ["CCurl", "ReceiverSimulator", "SystemSupport"]),
         .executableTarget(
             name: "cast-gateway",
-            dependencies: ["Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "DeviceAuth", "Discovery", "Kiosk",
+            dependencies: ["Commands", "Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "DeviceAuth", "Discovery", "Kiosk",
                            "RemoteInput", "StatusOutput", "TLS", "ReceiverSimulator", "SystemSupport", "ServiceLifecycle"],
             // Release builds carry the Swift runtime inside (the board has no Swift installed).
             linkerSettings: staticSwiftRuntimeInRelease
@@ -122,7 +124,7 @@ let package = Package(
 
         .executableTarget(
             name: "cast-gateway-bench",
-            dependencies: ["JSON", "Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Fleet", "MediaServer", "RemoteInput", "TLS", "SystemSupport"],
+            dependencies: ["Commands", "JSON", "Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Fleet", "MediaServer", "RemoteInput", "TLS", "SystemSupport"],
             path: "bench/Sources"
         ),
 
@@ -137,11 +139,12 @@ let package = Package(
             dependencies: ["JSON", "Kiosk", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "StatusOutput",
                            "SystemSupport", "TestSupport", "Configuration"]
         ),
+        .testTarget(name: "CommandsTests", dependencies: ["Commands", "GatewayModel", "SystemSupport", "TestSupport"]),
         .testTarget(name: "CastProtocolTests", dependencies: ["JSON", "CastProtocol", "TestSupport"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport", "ServiceLifecycle"]),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["JSON", "Daemon", "Discovery", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Kiosk", "ReceiverSimulator",
+            dependencies: ["Commands", "JSON", "Daemon", "Discovery", "Fleet", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Kiosk", "ReceiverSimulator",
                            "RemoteInput", "StatusOutput", "SystemSupport", "TestSupport", "Configuration", "ServiceLifecycle"]
         ),
         .testTarget(
@@ -149,15 +152,15 @@ let package = Package(
             dependencies: ["DeviceAuth", "CastProtocol", "SystemSupport", "TestSupport"]
         ),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "GatewayModel", "SystemSupport", "TestSupport"]),
-        .testTarget(name: "RemoteInputTests", dependencies: ["RemoteInput", "GatewayModel", "TestSupport"]),
-        .testTarget(name: "StatusOutputTests", dependencies: ["StatusOutput", "GatewayModel", "SystemSupport", "TestSupport"]),
+        .testTarget(name: "RemoteInputTests", dependencies: ["RemoteInput", "Commands", "GatewayModel", "TestSupport"]),
+        .testTarget(name: "StatusOutputTests", dependencies: ["StatusOutput", "Commands", "GatewayModel", "SystemSupport", "TestSupport"]),
         .testTarget(
             name: "CastClientTests",
             dependencies: ["CastClient", "CastProtocol", "SystemSupport", "TestSupport", "TLS", "ReceiverSimulator"]
         ),
         .testTarget(
             name: "GatewayCoreTests",
-            dependencies: ["JSON", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "SystemSupport",
+            dependencies: ["Commands", "JSON", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "SystemSupport",
                            "TestSupport"]
         ),
         .testTarget(

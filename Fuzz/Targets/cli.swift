@@ -4,12 +4,13 @@
 // with the options each command reads (the command functions live in the
 // cast-gateway and cast-receiver-sim executables, which a fuzzer cannot
 // import, so their option reads are repeated here in the same order), then
-// ConsoleCommand.parseSeek/parseVolume and the action's name for `control`,
+// GatewayCommand.parseSeek/parseVolume and the action's name for `control`,
 // DeviceSettings.parseHostPort for `--device`, LogLevel(name:) for
 // `--log-level`. Properties:
 // - no usage error repeats the value of --credentials (§3);
 // - a --device host that parses is one a resolver can take (§6).
 // Not reached: what the commands do after parsing (connect, cast, ...).
+import Commands
 import GatewayCore
 import GatewayModel
 import SystemSupport
@@ -59,10 +60,10 @@ private func parse(_ argv: [String]) throws {
         let positionals = try finishKeeping(&arguments)
         switch (positionals.first, positionals.count) {
         case ("seek", 2):
-            guard let action = ConsoleCommand.parseSeek(positionals[1]) else { throw UsageError("seek takes SECONDS, +S, -S or mm:ss") }
+            guard let action = GatewayCommand.parseSeek(positionals[1]) else { throw UsageError("seek takes SECONDS, +S, -S or mm:ss") }
             Fuzz.use(action.name)  // "ok: \(action.name)" and log lines
         case ("volume", 2):
-            guard let action = ConsoleCommand.parseVolume(positionals[1]) else { throw UsageError("volume takes 0-100, +N or -N") }
+            guard let action = GatewayCommand.parseVolume(positionals[1]) else { throw UsageError("volume takes 0-100, +N or -N") }
             Fuzz.use(action.name)
         default:
             break

@@ -1,9 +1,9 @@
 // fuzz-options: -max_len=8192 -dict=Fuzz/dictionaries/console.dict
 //
 // The serial console's input side: bytes -> LineEditor.feed -> each line,
-// normalised as SerialConsole does -> ConsoleCommand(parsing:) -> the action's
+// normalised as SerialConsole does -> GatewayCommand(parsing:) -> the action's
 // name (logged, e.g. "seek=… failed"); every word also through
-// ConsoleCommand.parseSeek/parseVolume and Action(name:). Properties:
+// GatewayCommand.parseSeek/parseVolume and Action(name:). Properties:
 // - the editor is not sensitive to how input is split into reads;
 // - the argument of a `creds` line is never echoed or redrawn (§3). Checked
 //   exactly, keystroke by keystroke, not by looking for the secret in the
@@ -13,6 +13,7 @@
 //   shows `*` for every character after the first space.
 // Not reached: SerialConsole's tty I/O and its json-mode reply object (a
 // private method; see Fuzz/README.md).
+import Commands
 import GatewayCore
 import GatewayModel
 import StatusOutput
@@ -64,10 +65,10 @@ private func check(line: String) {
     let command = normalised(line)
     Fuzz.use(Action(name: command).map(\.name))
     for word in command.split(separator: " ") {
-        Fuzz.use(ConsoleCommand.parseSeek(String(word))?.name)
-        Fuzz.use(ConsoleCommand.parseVolume(String(word))?.name)
+        Fuzz.use(GatewayCommand.parseSeek(String(word))?.name)
+        Fuzz.use(GatewayCommand.parseVolume(String(word))?.name)
     }
-    guard let parsed = try? ConsoleCommand(parsing: command) else { return }
+    guard let parsed = try? GatewayCommand(parsing: command) else { return }
     switch parsed {
     case .action(let action):
         Fuzz.use(Action(name: action.name))

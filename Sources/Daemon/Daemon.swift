@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Configuration
 import CastClient
+import Commands
 import Discovery
 import Fleet
 import GatewayCore
@@ -30,6 +31,8 @@ public final class Daemon: Sendable {
     private let logLevelOverride: LogLevel?
     /// Maps every input's keys into actions (a service of its own).
     public let remote: RemoteControl
+    /// Paces every front end's actions: the remote's keys, and the console's and MQTT's volume steps and seeks.
+    public let scheduler: ActionScheduler
     private let inputs: (events: AsyncStream<InputEvent>, sink: InputSink)
     private let pushes = StateBroadcaster<SerialConsole.Push?>(nil)
     private let notifier: SystemdNotifier
@@ -63,24 +66,23 @@ public final class Daemon: Sendable {
         let gateway = self.gateway
         // A remote key has no one to answer: its failure is logged here, once (and shown in the state).
         let keyLogger = Logger(label: "remote")
-        let scheduler = ActionScheduler(timeSource: timeSource) { action in
-            do {
-                try await gateway.perform(action)
-            } catch {
-                keyLogger.warning("\(action.name) failed: \(error)")
-            }
-        }
+        let scheduler = ActionScheduler(timeSource: timeSource, unanswered: { action, error in
+            keyLogger.warning("\(action.name) failed: \(error)")
+        }, perform: { action in try await gateway.perform(action) })
+        self.scheduler = scheduler
         let kiosk = self.kiosk
-        remote = RemoteControl(keymaps: settings.remoteKeymaps, scheduler: scheduler, events: inputs.events) { event, action in
-            await gateway.recordInput(event, action: action)
+        remote = RemoteControl(keymaps: settings.remoteKeymaps, scheduler: scheduler, events: inputs.events) { _, action in
             await kiosk.keyPressed(action)
         }
         Logger.level = logLevelOverride ?? settings.log.level
     }
 
-    /// The console's interpreter: commands against the gateway, `key NAME` into the input stream.
-    public func interpreter(for context: ConsoleCommand.Context = .console) -> CommandInterpreter {
-        CommandInterpreter(gateway: gateway, version: version, keys: remote, kiosk: kiosk, context: context)
+    /// The front ends' interpreter: commands against the gateway, `key NAME`
+    /// into the input stream, volume steps and seeks through the scheduler.
+    public func interpreter(for context: GatewayCommand.Context = .console) -> CommandInterpreter {
+        let remote = self.remote
+        return CommandInterpreter(gateway: gateway, version: version, keys: remote, recentKeys: { remote.recentKeys }, kiosk: kiosk,
+                                  scheduler: scheduler, context: context)
     }
 
     /// The daemon's services in one group: a failing one is shown in the
@@ -135,7 +137,7 @@ public final class Daemon: Sendable {
             ReconfigurableService(name: "console", settings: settings, part: \.console) { console in
                 console.device.map { device in
                     SerialConsole(path: device, baud: console.baud, pushes: pushes.subscribe().compacted(), timeSource: timeSource) { line in
-                        console.mode == .statusOnly ? await interpreter.runReadOnly(line) : await interpreter.run(line)
+                        await interpreter.start(line: line, readOnly: console.mode == .statusOnly)
                     }
                 }
             },

@@ -1,18 +1,42 @@
-/// Where MQTT commands go: the daemon runs them as console command lines.
-/// The fleet layer knows nothing of Cast; this seam is all it sees.
+/// Where MQTT commands go. The fleet layer knows nothing of Cast, nor of
+/// the command language: this seam is all it sees.
 public protocol FleetCommandHandler: Sendable {
-    /// Runs one console-language command line (e.g. "pause", "vol 30",
-    /// "preset 3", "checkout") received over MQTT.
-    func run(_ line: String) async -> FleetReply
-
-    /// How `line` is scheduled. A command sent while the box was away is
-    /// delivered at reconnect, often before the receiver is back: those that
-    /// need it wait for it (up to `command-wait`) instead of failing.
-    func kind(of line: String) -> FleetCommandKind
+    /// Reads one command line (e.g. "pause", "vol 30", "preset 3",
+    /// "checkout") received over MQTT, once, when it arrives.
+    func prepare(_ line: String) -> FleetCommand
 }
 
-extension FleetCommandHandler {
-    public func kind(of line: String) -> FleetCommandKind { .local }
+/// A command read from a payload: how it is scheduled, and how it runs.
+public struct FleetCommand: Sendable {
+    /// The reply, once it is known.
+    public typealias Reply = @Sendable () async -> FleetReply
+
+    /// A command sent while the box was away is delivered at reconnect,
+    /// often before the receiver is back: those that need it wait for it (up
+    /// to `command-wait`) instead of failing.
+    public let kind: FleetCommandKind
+    private let begin: @Sendable () async -> Reply
+
+    /// `start` takes the command in, in order, and returns how to wait for
+    /// its reply: commands run one at a time, but a volume step or seek is
+    /// taken in at once (and coalesced), so a burst of them is not sent one
+    /// request each; the replies still go out in order.
+    public init(kind: FleetCommandKind, start: @escaping @Sendable () async -> Reply) {
+        self.kind = kind
+        begin = start
+    }
+
+    /// A command whose reply is known when it has run.
+    public init(kind: FleetCommandKind = .local, run: @escaping @Sendable () async -> FleetReply) {
+        self.kind = kind
+        begin = {
+            let reply = await run()
+            return { reply }
+        }
+    }
+
+    /// Takes the command in; await the result for its reply.
+    public func start() async -> Reply { await begin() }
 }
 
 /// How a command is scheduled.
@@ -28,7 +52,7 @@ public enum FleetCommandKind: Sendable, Equatable {
     case needsReceiver
 }
 
-/// The answer to one command: whether it worked, and the console's lines.
+/// The answer to one command as MQTT sends it: whether it worked, and the console's lines.
 public struct FleetReply: Sendable, Equatable {
     public var ok: Bool
     public var lines: [String]

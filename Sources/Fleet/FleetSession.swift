@@ -34,11 +34,11 @@ final class FleetSession {
     private let logger = Logger(label: "mqtt")
     private let inputs: AsyncStream<Input>
     private let feed: AsyncStream<Input>.Continuation
-    private let commands: AsyncStream<FleetCommandRequest>
-    private let commandFeed: AsyncStream<FleetCommandRequest>.Continuation
+    private let commands: AsyncStream<Received>
+    private let commandFeed: AsyncStream<Received>.Continuation
     /// Read-only commands (`status`...): never wait behind held ones.
-    private let queries: AsyncStream<FleetCommandRequest>
-    private let queryFeed: AsyncStream<FleetCommandRequest>.Continuation
+    private let queries: AsyncStream<Received>
+    private let queryFeed: AsyncStream<Received>.Continuation
 
     private var connection = Connection.waiting
     private var attempts = 0
@@ -53,7 +53,7 @@ final class FleetSession {
     private var shortLived = 0
     /// Commands that need the receiver, held while it is not connected (and
     /// any command behind them, to keep the order), oldest first.
-    private var held: [(request: FleetCommandRequest, needsReceiver: Bool, deadline: Duration)] = []
+    private var held: [(received: Received, needsReceiver: Bool, deadline: Duration)] = []
     private var heldTimerArmed = false
     private var backoff = Backoff(initial: .seconds(1), maximum: .seconds(60), jitter: 0.5)
     private var recurring = RecurringProblem()
@@ -77,33 +77,36 @@ final class FleetSession {
         self.client = client
         topics = service.settings.topics
         (inputs, feed) = AsyncStream.makeStream(of: Input.self)
-        (commands, commandFeed) = AsyncStream.makeStream(of: FleetCommandRequest.self,
+        (commands, commandFeed) = AsyncStream.makeStream(of: Received.self,
                                                          bufferingPolicy: .bufferingOldest(FleetSession.commandQueueLimit))
-        (queries, queryFeed) = AsyncStream.makeStream(of: FleetCommandRequest.self,
+        (queries, queryFeed) = AsyncStream.makeStream(of: Received.self,
                                                       bufferingPolicy: .bufferingOldest(FleetSession.commandQueueLimit))
     }
 
     func run() async {
         await withDiscardingTaskGroup { group in
-            let feed = self.feed, client = self.client, states = service.states, handler = service.handler
+            let feed = self.feed, client = self.client, states = service.states
             let commands = self.commands, queries = self.queries
+            // Taken in one at a time, in arrival order; answered in that order
+            // (a step's reply waits for the coalesced request that carried it).
+            let (replies, replyFeed) = AsyncStream.makeStream(of: (FleetCommandRequest, FleetCommand.Reply).self)
             group.addTask {
                 for await state in states() { feed.yield(.state(state)) }
             }
             group.addTask {
                 for await event in client.events { feed.yield(.mqtt(event)) }
             }
-            // One command at a time, in arrival order.
             group.addTask {
-                for await request in commands {
-                    let reply = await handler.run(request.line)
-                    feed.yield(.replied(request, reply))
-                }
+                for await received in commands { replyFeed.yield((received.request, await received.command.start())) }
+                replyFeed.finish()
             }
             group.addTask {
-                for await request in queries {
-                    let reply = await handler.run(request.line)
-                    feed.yield(.replied(request, reply))
+                for await (request, reply) in replies { feed.yield(.replied(request, await reply())) }
+            }
+            group.addTask {
+                for await received in queries {
+                    let reply = await received.command.start()
+                    feed.yield(.replied(received.request, await reply()))
                 }
             }
             startAttempt(in: &group)
@@ -116,7 +119,7 @@ final class FleetSession {
             // Held commands will not run: their senders hear so, before the DISCONNECT.
             if connection == .connected {
                 for waiting in held {
-                    publishReply(id: waiting.request.id, ok: false, lines: [
+                    publishReply(id: waiting.received.request.id, ok: false, lines: [
                         "error: not run: the gateway stopped (or reloaded its settings) while the command waited for the receiver; send it again",
                     ])
                 }
@@ -335,13 +338,14 @@ final class FleetSession {
             return
         }
         logger.info("command on \(message.topic): \(shown)")
-        let kind = service.handler.kind(of: request.line)
+        let received = Received(request: request, command: service.handler.prepare(request.line))
+        let kind = received.command.kind
         if kind == .query {
-            enqueue(request, on: queryFeed)
+            enqueue(received, on: queryFeed)
             return
         }
         if held.isEmpty, kind == .local || receiverConnected || settings.commandWait <= .zero {
-            enqueue(request, on: commandFeed)
+            enqueue(received, on: commandFeed)
             return
         }
         guard held.count < FleetSession.commandQueueLimit else {
@@ -351,14 +355,14 @@ final class FleetSession {
         if kind == .needsReceiver {
             logger.info("\(shown) waits for the receiver (link \(latest?.link.name ?? "unknown"), up to \(settings.commandWait.components.seconds) s)")
         }
-        held.append((request, kind == .needsReceiver, service.timeSource.now + settings.commandWait))
+        held.append((received, kind == .needsReceiver, service.timeSource.now + settings.commandWait))
         armHeldTimer(in: &group)
     }
 
     private var receiverConnected: Bool { latest?.link == .connected }
 
-    private func enqueue(_ request: FleetCommandRequest, on feed: AsyncStream<FleetCommandRequest>.Continuation) {
-        if case .dropped = feed.yield(request) { refuseBusy(request) }
+    private func enqueue(_ received: Received, on feed: AsyncStream<Received>.Continuation) {
+        if case .dropped = feed.yield(received) { refuseBusy(received.request) }
     }
 
     private func refuseBusy(_ request: FleetCommandRequest) {
@@ -376,16 +380,22 @@ final class FleetSession {
                 held.removeFirst()
                 let wait = "\(service.settings.commandWait.components.seconds) s"
                 let link = latest?.link.name ?? "unknown"
-                logger.info("\(FleetCommandPayload.redacted(first.request.line)) not run: the receiver was not connected within \(wait)")
-                publishReply(id: first.request.id, ok: false, lines: [
+                logger.info("\(FleetCommandPayload.redacted(first.received.request.line)) not run: the receiver was not connected within \(wait)")
+                publishReply(id: first.received.request.id, ok: false, lines: [
                     "error: not run: the receiver was not connected within \(wait) of the command (link: \(link)); send it again once status shows the link connected",
                 ])
                 continue
             }
             held.removeFirst()
-            enqueue(first.request, on: commandFeed)
+            enqueue(first.received, on: commandFeed)
         }
         armHeldTimer(in: &group)
+    }
+
+    /// A request and its command, read once when it arrived.
+    struct Received: Sendable {
+        var request: FleetCommandRequest
+        var command: FleetCommand
     }
 
     private func armHeldTimer(in group: inout DiscardingTaskGroup) {

@@ -36,8 +36,6 @@ public actor Gateway {
     private var catchUpWaiters: [(version: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
     private var clientTask: Task<Void, Never>?
     private var started = false
-    /// The last 20 key events and the actions they mapped to (console `keys`).
-    public private(set) var recentInputs: [(event: InputEvent, action: Action?)] = []
     private var inputProblems: [String: String] = [:]
     private var configProblem: String?
     private var serviceProblems: [String: String] = [:]
@@ -212,12 +210,6 @@ public actor Gateway {
         guard inputProblems[source] != problem else { return }
         inputProblems[source] = problem
         publish()
-    }
-
-    /// Remembers a key event and its action for the console's `keys`.
-    public func recordInput(_ event: InputEvent, action: Action?) {
-        recentInputs.append((event, action))
-        if recentInputs.count > 20 { recentInputs.removeFirst(recentInputs.count - 20) }
     }
 
     // MARK: Device selection

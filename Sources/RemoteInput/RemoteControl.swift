@@ -1,3 +1,4 @@
+import Commands
 import ServiceLifecycle
 import Synchronization
 import GatewayModel
@@ -6,9 +7,15 @@ import SystemSupport
 /// Routes key events from every source through its keymap and the
 /// scheduler. Knows nothing of Cast: it only produces actions. As a
 /// `Service` it consumes the one input stream that every source feeds.
+/// It sees every key, so it keeps the recent ones (`keys`, status).
 public final class RemoteControl: Service, InputHandler, Sendable {
     /// Called for every event with the action it mapped to (or nil).
     public typealias Record = @Sendable (InputEvent, Action?) async -> Void
+    /// One key as `keys` lists it: the event and the action it mapped to.
+    public typealias RecentKey = (event: InputEvent, action: Action?)
+
+    /// How many recent keys are kept.
+    public static let recentLimit = 20
 
     public let name = "remote"
     /// Not restarted: the input stream it consumes ends with its first
@@ -19,10 +26,11 @@ public final class RemoteControl: Service, InputHandler, Sendable {
     private let scheduler: ActionScheduler
     private let record: Record
     private let events: AsyncStream<InputEvent>?
+    private let recent = Mutex<[RecentKey]>([])
     private let logger = Logger(label: "remote")
 
     public init(keymaps: [InputEvent.Source: Keymap], scheduler: ActionScheduler, events: AsyncStream<InputEvent>? = nil,
-                record: @escaping Record) {
+                record: @escaping Record = { _, _ in }) {
         self.keymaps = Mutex(keymaps)
         self.scheduler = scheduler
         self.events = events
@@ -33,6 +41,9 @@ public final class RemoteControl: Service, InputHandler, Sendable {
     public func setKeymaps(_ newKeymaps: [InputEvent.Source: Keymap]) {
         keymaps.withLock { $0 = newKeymaps }
     }
+
+    /// The last `recentLimit` keys, oldest first, with the actions they mapped to.
+    public var recentKeys: [RecentKey] { recent.withLock { $0 } }
 
     /// Handles the input stream until cancelled, then stops the scheduler:
     /// nothing a key asked for is performed after the stop (the action in
@@ -48,6 +59,10 @@ public final class RemoteControl: Service, InputHandler, Sendable {
     public func handle(_ event: InputEvent) async {
         let source: InputEvent.Source = event.source == .console ? (event.key.hasPrefix("KEY_") ? .evdev : .cec) : event.source
         let action = keymaps.withLock { $0[source]?.action(for: event) }
+        recent.withLock { keys in
+            keys.append((event, action))
+            if keys.count > RemoteControl.recentLimit { keys.removeFirst(keys.count - RemoteControl.recentLimit) }
+        }
         await record(event, action)
         guard let action else {
             logger.debug("\(event.description): not mapped")

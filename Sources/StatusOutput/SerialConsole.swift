@@ -1,3 +1,4 @@
+import Commands
 import Dispatch
 import GatewayModel
 import JSON
@@ -10,13 +11,14 @@ import SystemSupport
 /// A `Service`: `run()` serves the port until cancelled. All tty I/O happens
 /// on one Dispatch queue (a read source; writes are non-blocking and
 /// buffered), and state touched there asserts it. Commands run one at a time
-/// through `execute`. A hang-up or a vanished device (USB gadget unplugged)
+/// through `execute`, in order; a volume step's reply may wait for the
+/// coalesced request while the next commands are taken in. A hang-up or a vanished device (USB gadget unplugged)
 /// ends the session and the shared `ReopeningSource` reopens the port with
 /// backoff. `json on` switches to one JSON object per line, without echo or
 /// prompt, for scripts.
 public final class SerialConsole: Service, @unchecked Sendable {
-    /// Runs a command line and returns the reply lines (`error: ...` for failures).
-    public typealias Execute = @Sendable (String) async -> [String]
+    /// Takes a command line in and returns its result, to await for the reply.
+    public typealias Execute = @Sendable (String) async -> PendingResult
 
     /// A status change to push: as text, and as a JSON object for json mode.
     public struct Push: Sendable {
@@ -90,12 +92,18 @@ public final class SerialConsole: Service, @unchecked Sendable {
                                            backoff: Backoff(initial: .milliseconds(500), maximum: .seconds(10)))
                 try await port.run()
             }
+            // Taken in one at a time, answered in the same order.
+            let (replies, replyFeed) = AsyncStream.makeStream(of: (String, PendingResult).self)
             group.addTask {
-                for await line in self.commands {
-                    let reply = await self.execute(line)
+                for await line in self.commands { replyFeed.yield((line, await self.execute(line))) }
+                replyFeed.finish()
+            }
+            group.addTask {
+                for await (line, pending) in replies {
+                    let result = await pending.value()
                     self.queue.async {
                         self.commandsInFlight = max(0, self.commandsInFlight - 1)
-                        self.showReply(to: line, reply)
+                        self.showReply(to: line, ok: result.succeeded, result.textLines)
                         self.resumeReadingIfRoom()
                     }
                 }
@@ -236,7 +244,7 @@ public final class SerialConsole: Service, @unchecked Sendable {
                 } else if trimmed == "json on" || trimmed == "json off" {
                     jsonMode = trimmed == "json on"
                     editor.echo = !jsonMode
-                    showReply(to: trimmed, ["ok: json \(jsonMode ? "on" : "off")"])
+                    showReply(to: trimmed, ok: true, ["ok: json \(jsonMode ? "on" : "off")"])
                 } else {
                     commandsInFlight += 1
                     commandContinuation.yield(trimmed)
@@ -244,16 +252,15 @@ public final class SerialConsole: Service, @unchecked Sendable {
             case .interrupted:
                 if !jsonMode { write(LineEditor.prompt) }
             case .tooLong:
-                showReply(to: "", ["error: line too long (at most \(editor.maximumLength) bytes); discarded"])
+                showReply(to: "", ok: false, ["error: line too long (at most \(editor.maximumLength) bytes); discarded"])
             }
         }
     }
 
     // MARK: Output (on `queue`)
 
-    private func showReply(to command: String, _ lines: [String]) {
+    private func showReply(to command: String, ok: Bool, _ lines: [String]) {
         if jsonMode {
-            let ok = !(lines.first?.hasPrefix("error:") ?? false)
             let reply: JSONValue = [
                 "type": "reply", "command": .string(SecretCommand.redacted(command)), "ok": .bool(ok),
                 "lines": .array(lines.map { .string($0) }),

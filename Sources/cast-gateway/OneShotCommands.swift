@@ -1,5 +1,6 @@
 import CastClient
 import CastProtocol
+import Commands
 import GatewayCore
 import GatewayModel
 import SystemSupport
@@ -99,10 +100,10 @@ func controlCommand(_ arguments: inout ArgumentReader) async throws -> Int32 {
     case ("seek", 1), ("volume", 1):
         throw UsageError(verb == "seek" ? "seek needs a position: SECONDS, +S, -S or mm:ss (at most a year)" : "volume needs a level: 0-100, +N or -N")
     case ("seek", 2):
-        guard let parsed = ConsoleCommand.parseSeek(positionals[1]) else { throw UsageError("seek takes SECONDS, +S, -S or mm:ss (at most a year)") }
+        guard let parsed = GatewayCommand.parseSeek(positionals[1]) else { throw UsageError("seek takes SECONDS, +S, -S or mm:ss (at most a year)") }
         action = parsed
     case ("volume", 2):
-        guard let parsed = ConsoleCommand.parseVolume(positionals[1]) else { throw UsageError("volume takes 0-100, +N or -N") }
+        guard let parsed = GatewayCommand.parseVolume(positionals[1]) else { throw UsageError("volume takes 0-100, +N or -N") }
         action = parsed
     default:
         throw UsageError("unknown control '\(positionals.joined(separator: " "))'; use play, pause, toggle, stop, next, prev, seek SECONDS, volume 0-100 or mute")

@@ -1,3 +1,4 @@
+import Commands
 import Fleet
 import GatewayCore
 import XCTest
@@ -20,5 +21,22 @@ final class FleetCommandsTests: XCTestCase {
         for line in ["log debug", "use Kitchen", "playlist reload", "playlist stop", "tv-on", "no such command"] {
             XCTAssertEqual(commands.kind(of: line), .local, line)
         }
+    }
+
+    /// MQTT's `ok` is false when any part failed (as when it scanned every line for `error:`); the lines are the console's.
+    func testTheReplyIsRenderedFromTheTypedResult() async {
+        XCTAssertEqual(FleetCommands.reply(.success(CommandReply())), FleetReply(ok: true, lines: ["ok"]))
+        XCTAssertEqual(FleetCommands.reply(.failure(CommandError(.unavailable, "no device to control"))),
+                       FleetReply(ok: false, lines: ["error: no device to control"]))
+        XCTAssertEqual(FleetCommands.reply(.success(CommandReply(["ok: checkout: done"], problems: ["could not set the volume"]))),
+                       FleetReply(ok: false, lines: ["ok: checkout: done", "error: could not set the volume"]))
+        let daemon = Daemon(path: "(test)", settings: DaemonSettings(), connector: { _, _ in
+            throw GatewayError(.unavailable, "no receiver in this test")
+        }, version: "test")
+        let commands = FleetCommands(interpreter: daemon.interpreter())
+        let unknown = await commands.prepare("frobnicate").start()()
+        XCTAssertEqual(unknown, FleetReply(ok: false, lines: ["error: unknown command 'frobnicate' (try 'help')"]))
+        let version = await commands.prepare(" version ").start()()
+        XCTAssertEqual(version, FleetReply(ok: true, lines: ["cast-gateway test"]))
     }
 }

@@ -42,7 +42,7 @@ final class FakeMQTTClient: MQTTClient, Sendable {
     func published(on topic: String) -> [MQTTMessage] { published.filter { $0.topic == topic } }
 }
 
-/// A `FleetCommandHandler` that records the lines it runs.
+/// A `FleetCommandHandler` that records the lines it runs (when each starts).
 final class RecordingHandler: FleetCommandHandler {
     private let lines = Mutex<[String]>([])
     let reply: @Sendable (String) -> FleetReply
@@ -54,11 +54,11 @@ final class RecordingHandler: FleetCommandHandler {
         self.kinds = kinds
     }
 
-    func kind(of line: String) -> FleetCommandKind { kinds(line) }
-
-    func run(_ line: String) async -> FleetReply {
-        lines.withLock { $0.append(line) }
-        return reply(line)
+    func prepare(_ line: String) -> FleetCommand {
+        FleetCommand(kind: kinds(line)) {
+            self.lines.withLock { $0.append(line) }
+            return self.reply(line)
+        }
     }
 
     var received: [String] { lines.withLock { $0 } }

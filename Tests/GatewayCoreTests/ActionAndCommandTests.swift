@@ -1,3 +1,4 @@
+import Commands
 import GatewayModel
 import SystemSupport
 import XCTest
@@ -18,8 +19,8 @@ final class ActionAndCommandTests: XCTestCase {
         }
     }
 
-    func testConsoleCommandsParse() throws {
-        let cases: [(String, ConsoleCommand)] = [
+    func testGatewayCommandsParse() throws {
+        let cases: [(String, GatewayCommand)] = [
             ("play", .action(.play)), ("  PAUSE ", .action(.pause)), ("toggle", .action(.toggle)), ("prev", .action(.previous)),
             ("seek +30", .action(.seekBy(30))), ("seek -10", .action(.seekBy(-10))), ("seek 1:23", .action(.seekTo(83))),
             ("seek 1:02:03", .action(.seekTo(3723))), ("seek 90", .action(.seekTo(90))),
@@ -32,7 +33,7 @@ final class ActionAndCommandTests: XCTestCase {
             ("devices", .devices(matching: nil)), ("devices  Room 4", .devices(matching: "Room 4")),
         ]
         for (line, expected) in cases {
-            XCTAssertEqual(try ConsoleCommand(parsing: line.trimmingSpaces()), expected, line)
+            XCTAssertEqual(try GatewayCommand(parsing: line.trimmingSpaces()), expected, line)
         }
     }
 
@@ -43,10 +44,17 @@ final class ActionAndCommandTests: XCTestCase {
             ("cast notaurl", "usage: cast"), ("launch", "usage: launch"), ("log shout", "usage: log"), ("subs maybe", "usage: subs"),
         ]
         for (line, fragment) in cases {
-            XCTAssertThrowsError(try ConsoleCommand(parsing: line), line) { error in
+            XCTAssertThrowsError(try GatewayCommand(parsing: line), line) { error in
                 XCTAssertTrue("\(error)".contains(fragment), "\(line): \(error)")
             }
         }
+    }
+
+    /// The kiosk answers in console lines; its trailing `error:` lines are the parts that failed.
+    func testKioskLinesBecomeAReplyWithProblems() {
+        XCTAssertEqual(CommandInterpreter.reply(kioskLines: ["ok: checkout: stopped App 0F0F0F0F", "error: could not set the volume to 25%: x"]),
+                       CommandReply(["ok: checkout: stopped App 0F0F0F0F"], problems: ["could not set the volume to 25%: x"]))
+        XCTAssertEqual(CommandInterpreter.reply(kioskLines: ["item 2 of 3"]), CommandReply(["item 2 of 3"]))
     }
 
     func testStatusLine() {

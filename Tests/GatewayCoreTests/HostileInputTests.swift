@@ -1,4 +1,5 @@
 import CastProtocol
+import Commands
 import GatewayModel
 import JSON
 import Synchronization
@@ -62,9 +63,9 @@ extension GatewayTests {
     }
 
     func testHugeNumbersTypedAtTheConsoleAreRejectedNotTrapped() async throws {
-        XCTAssertNil(ConsoleCommand.parseSeek("1e300"))
-        XCTAssertNil(ConsoleCommand.parseSeek("+1e300"))
-        XCTAssertNil(ConsoleCommand.parseSeek("99999999:00"))
+        XCTAssertNil(GatewayCommand.parseSeek("1e300"))
+        XCTAssertNil(GatewayCommand.parseSeek("+1e300"))
+        XCTAssertNil(GatewayCommand.parseSeek("99999999:00"))
         XCTAssertNil(Action(name: "seek+1e300"))
         // A name is formatted without trapping, whatever the number.
         XCTAssertEqual(Action.seekBy(1e300).name, "seek+1e+300")

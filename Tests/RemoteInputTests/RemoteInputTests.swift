@@ -1,3 +1,4 @@
+import Commands
 import GatewayModel
 import Synchronization
 import TestSupport

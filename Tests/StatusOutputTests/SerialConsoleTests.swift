@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Commands
 import Foundation
 import Synchronization
 import SystemSupport
@@ -52,9 +53,9 @@ final class SerialConsoleTests: XCTestCase {
         let (pushes, continuation) = AsyncStream.makeStream(of: SerialConsole.Push.self)
         let console = SerialConsole(path: link, baud: 115_200, pushes: pushes) { line in
             commands.received.withLock { $0.append(line) }
-            if line == "bogus" { return ["error: unknown command 'bogus' (try 'help')"] }
-            if line.hasPrefix("creds ") { return ["ok: launch credentials set (not shown)"] }
-            return ["ok"]
+            if line == "bogus" { return PendingResult(.failure(CommandError(.usage, "unknown command 'bogus' (try 'help')"))) }
+            if line.hasPrefix("creds ") { return PendingResult(.success(CommandReply(["ok: launch credentials set (not shown)"]))) }
+            return PendingResult(.success(CommandReply()))
         }
         return (RunningService(console), continuation)
     }
@@ -196,7 +197,7 @@ final class SerialConsoleTests: XCTestCase {
         let console = RunningService(SerialConsole(path: link, baud: 115_200, pushes: pushes) { line in
             commands.received.withLock { $0.append(line) }
             await gate.wait()  // a receiver that does not answer
-            return ["ok"]
+            return PendingResult(.success(CommandReply()))
         })
         defer { console.cancel() }
         let prompt = await terminal.waitFor("cast-gateway> ")

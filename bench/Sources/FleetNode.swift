@@ -16,8 +16,8 @@ import TLS
 // (kill -9 -> the broker publishes the Last Will).
 
 struct NoDeviceHandler: FleetCommandHandler {
-    func run(_ line: String) async -> FleetReply {
-        FleetReply(ok: false, lines: ["error: this fleet-node has no Cast device (--device HOST:PORT)"])
+    func prepare(_ line: String) -> FleetCommand {
+        FleetCommand { FleetReply(ok: false, lines: ["error: this fleet-node has no Cast device (--device HOST:PORT)"]) }
     }
 }
 

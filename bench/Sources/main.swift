@@ -8,6 +8,7 @@
 import Glibc
 #endif
 import CastClient
+import Commands
 import Dispatch
 import GatewayCore
 import GatewayModel

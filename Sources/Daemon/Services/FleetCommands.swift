@@ -1,10 +1,13 @@
+import Commands
 import Fleet
 import GatewayCore
 import GatewayModel
 import SystemSupport
 
-/// MQTT commands run as console lines, through the same interpreter as the
-/// serial console: one command language everywhere.
+/// MQTT's front end to the command language: each payload's command line is
+/// parsed once, when it arrives, into the same `GatewayCommand` the serial
+/// console uses, run by the same interpreter, and its typed result rendered
+/// as MQTT replies it (`ok`, and the console's lines).
 public struct FleetCommands: FleetCommandHandler {
     let interpreter: CommandInterpreter
 
@@ -12,33 +15,34 @@ public struct FleetCommands: FleetCommandHandler {
         self.interpreter = interpreter
     }
 
-    public func run(_ line: String) async -> FleetReply {
-        let lines = await interpreter.run(line)
-        return FleetReply(ok: !lines.contains { $0.hasPrefix("error:") }, lines: lines)
+    public func prepare(_ line: String) -> FleetCommand {
+        let command: GatewayCommand
+        do {
+            command = try GatewayCommand(parsing: line.trimmingSpaces())
+        } catch {
+            // A line that does not parse is answered, in order, with its usage error.
+            let reply = FleetCommands.reply(.failure(CommandError(error)))
+            return FleetCommand(kind: .local) { reply }
+        }
+        let interpreter = self.interpreter
+        return FleetCommand(kind: FleetCommands.kind(of: command)) {
+            let pending = await interpreter.start(command)
+            return { FleetCommands.reply(await pending.value()) }
+        }
     }
 
     /// Which commands wait for the Cast link when it is down (see `FleetCommandKind`).
     public func kind(of line: String) -> FleetCommandKind {
-        // A line that does not parse is answered at once with its usage error.
-        guard let command = try? ConsoleCommand(parsing: line.trimmingSpaces()) else { return .local }
-        if command.isReadOnly { return .query }
-        return FleetCommands.needsReceiver(command) ? .needsReceiver : .local
+        prepare(line).kind
     }
 
-    static func needsReceiver(_ command: ConsoleCommand) -> Bool {
-        switch command {
-        case .action(let action):
-            switch action {
-            case .selectNextDevice, .tvPowerOn, .tvStandby, .none: false
-            default: true
-            }
-        case .subtitleTrack, .cast, .queue, .launch, .key, .checkout: true
-        case .playlist(let request):
-            switch request {
-            case .start, .next, .previous: true
-            case .show, .reload, .stop: false
-            }
-        case .help, .status, .version, .devices, .use, .keys, .json, .credentials, .logLevel, .quit: false
-        }
+    static func kind(of command: GatewayCommand) -> FleetCommandKind {
+        if command.isReadOnly { return .query }
+        return command.needsReceiver ? .needsReceiver : .local
+    }
+
+    /// MQTT's reply: `ok` only when nothing failed, not even a part.
+    static func reply(_ result: CommandResult) -> FleetReply {
+        FleetReply(ok: result.succeededEntirely, lines: result.textLines)
     }
 }

@@ -1,8 +1,12 @@
 import GatewayModel
 import SystemSupport
 
-/// A command typed at the serial console or at `cast-gateway demo`.
-public enum ConsoleCommand: Sendable, Equatable {
+/// One command, whichever front end it came from: the serial console and
+/// `cast-gateway demo` parse their text lines into it, MQTT the `command`
+/// of its payload (and, later, the web interface its request). Each is then
+/// carried out the same way (`CommandInterpreter`, in the core) and answered
+/// with a `CommandResult`, which each front end renders in its own form.
+public enum GatewayCommand: Sendable, Equatable {
     case help
     case status
     case version
@@ -81,12 +85,31 @@ public enum ConsoleCommand: Sendable, Equatable {
         }
     }
 
+    /// Whether it needs the Cast link: MQTT holds such a command (in order)
+    /// while the receiver is away, instead of failing it at once.
+    public var needsReceiver: Bool {
+        switch self {
+        case .action(let action):
+            switch action {
+            case .selectNextDevice, .tvPowerOn, .tvStandby, .none: false
+            default: true
+            }
+        case .subtitleTrack, .cast, .queue, .launch, .key, .checkout: true
+        case .playlist(let request):
+            switch request {
+            case .start, .next, .previous: true
+            case .show, .reload, .stop: false
+            }
+        case .help, .status, .version, .devices, .use, .keys, .json, .credentials, .logLevel, .quit: false
+        }
+    }
+
     /// Parses one line. Errors explain the expected form.
     public init(parsing line: String) throws(UsageError) {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         guard let name = words.first?.lowercased() else { throw UsageError("empty command") }
         let arguments = Array(words.dropFirst())
-        func noArguments(_ command: ConsoleCommand) throws(UsageError) -> ConsoleCommand {
+        func noArguments(_ command: GatewayCommand) throws(UsageError) -> GatewayCommand {
             guard arguments.isEmpty else { throw UsageError("'\(name)' takes no arguments") }
             return command
         }
@@ -114,12 +137,12 @@ public enum ConsoleCommand: Sendable, Equatable {
             guard !arguments.isEmpty else { throw UsageError("usage: use NAME|ID") }
             self = .use(arguments.joined(separator: " "))
         case "seek":
-            guard arguments.count == 1, let action = ConsoleCommand.parseSeek(arguments[0]) else {
+            guard arguments.count == 1, let action = GatewayCommand.parseSeek(arguments[0]) else {
                 throw UsageError("usage: seek +SECONDS | -SECONDS | SECONDS | mm:ss")
             }
             self = .action(action)
         case "vol", "volume":
-            guard arguments.count == 1, let action = ConsoleCommand.parseVolume(arguments[0]) else {
+            guard arguments.count == 1, let action = GatewayCommand.parseVolume(arguments[0]) else {
                 throw UsageError("usage: vol 0-100 | +N | -N")
             }
             self = .action(action)

@@ -1,5 +1,5 @@
 import GatewayModel
-import RemoteInput
+import Commands
 import Synchronization
 import TestSupport
 import XCTest
@@ -58,18 +58,5 @@ final class ActionSchedulerStopTests: XCTestCase {
         await stopping.value
         XCTAssertTrue(stopped.withLock { $0 })
         XCTAssertEqual(performed.withLock { $0 }, [.toggle], "the press that waited ran after stop()")
-    }
-
-    /// The remote control stops its scheduler when it is stopped (the daemon's shutdown).
-    func testStoppingTheRemoteControlStopsItsScheduler() async {
-        let clock = ManualTimeSource()
-        let scheduler = ActionScheduler(timeSource: clock) { _ in }
-        let (events, _) = AsyncStream.makeStream(of: InputEvent.self)
-        let remote = RemoteControl(keymaps: [:], scheduler: scheduler, events: events) { _, _ in }
-        let running = Task { try await remote.run() }
-        running.cancel()
-        _ = try? await running.value
-        let stopped = await scheduler.stopped
-        XCTAssertTrue(stopped, "the scheduler still takes actions after the remote control stopped")
     }
 }

@@ -1,11 +1,15 @@
 // swift-tools-version:6.0
 //
 // cast-gateway: a TV-remote-to-Cast appliance daemon.
-// Module dependencies point one way (see README, "Architecture"):
-//   CastProtocol  <- CastClient <- GatewayCore <- executables
-//   SystemSupport <- TLS, CastClient, GatewayCore
-//   GatewayModel  <- GatewayCore (and later the input/output modules)
-//   CMosquitto, CastProtocol, GatewayModel, SystemSupport <- Fleet (MQTT; no Cast sessions)
+// Module dependencies point one way (see README, "Architecture", and
+// docs/architecture.md):
+//   JSON <- CastProtocol <- CastClient <- GatewayCore <- Kiosk, Daemon <- executables
+//   SystemSupport (OS, descriptors, logging, time) <- everything with I/O
+//   Configuration (the config format, typed sections) <- every module with settings
+//   ServiceLifecycle (Service, ServiceGroup, ReopeningSource) <- every long-running part
+//   GatewayModel (actions, state, input events) <- Commands <- RemoteInput, StatusOutput, GatewayCore
+//   Fleet (MQTT), MediaServer (HTTP), Discovery (mDNS): no Cast; TLS knows no Cast, CastClient no TLS
+//   Daemon ties them together
 // C modules, one per library; a Swift module depends only on those it calls:
 //   COpenSSL (libssl, libcrypto; macro wrappers static inline) <- TLS, DeviceAuth
 //   CCecLoader (libcec, dlopen'ed at run time, so optional)     <- RemoteInput

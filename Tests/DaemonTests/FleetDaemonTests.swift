@@ -17,14 +17,8 @@ final class FleetDaemonTests: XCTestCase {
         // Port 1 on loopback: nothing listens, the connection is refused at once.
         try "[device]\nhost = tv.test\n[console]\ndevice = none\n[mqtt]\nbroker = mqtt://127.0.0.1:1\nroom = 101\nha-discovery = false\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
-        let simulator = try ReceiverSimulator()
-        let daemon = Daemon(path: config, settings: try DaemonSettings.load(path: config), connector: { _, _ in
-            let (clientEnd, receiverEnd) = InMemoryByteStream.pair()
-            await simulator.serve(receiverEnd)
-            return clientEnd
-        }, version: "test")
-        let group = daemon.serviceGroup(discovery: nil, reloadSignals: [])
-        let running = Task { await group.run() }
+        let inProcess = try InProcessDaemon.start(config: config)
+        let (daemon, group, running) = (inProcess.daemon, inProcess.group, inProcess.task)
         let interpreter = daemon.interpreter()
         var status: [String] = []
         let shown = await eventually(timeout: .seconds(15)) {

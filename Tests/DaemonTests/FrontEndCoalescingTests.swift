@@ -54,16 +54,8 @@ final class FrontEndCoalescingTests: XCTestCase {
         let config = directory.appendingPathComponent("gateway.conf").path
         try "[device]\nhost = tv.test\n[console]\ndevice = \(console)\n".write(toFile: config, atomically: true, encoding: .utf8)
         let log = directory.appendingPathComponent("receiver.jsonl").path
-        var simulatorConfiguration = ReceiverSimulator.Configuration()
-        simulatorConfiguration.logPath = log
-        let simulator = try ReceiverSimulator(configuration: simulatorConfiguration)
-        let daemon = Daemon(path: config, settings: try DaemonSettings.load(path: config), connector: { _, _ in
-            let (clientEnd, receiverEnd) = InMemoryByteStream.pair()
-            await simulator.serve(receiverEnd)
-            return clientEnd
-        }, version: "test")
-        let group = daemon.serviceGroup(discovery: nil, reloadSignals: [])
-        let task = Task { await group.run() }
+        let running = try InProcessDaemon.start(config: config, simulatorLog: log)
+        let (daemon, group, task) = (running.daemon, running.group, running.task)
         let connected = await eventually(timeout: .seconds(15)) { await daemon.gateway.state.link == .connected }
         XCTAssertTrue(connected)
         return Running(daemon: daemon, group: group, task: task, log: log)

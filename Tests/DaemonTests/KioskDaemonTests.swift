@@ -43,16 +43,9 @@ final class KioskDaemonTests: XCTestCase {
         try write(config(volume: 20), to: "gateway.conf")
         try write("#EXTINF:-1,Lobby film\nhttp://media.test/lobby.mp4\nhttp://media.test/spa.mp4\n", to: "lobby.m3u")
         let configPath = directory.appendingPathComponent("gateway.conf").path
-        var simulatorConfiguration = ReceiverSimulator.Configuration()
-        simulatorConfiguration.logPath = directory.appendingPathComponent("receiver.jsonl").path
-        let simulator = try ReceiverSimulator(configuration: simulatorConfiguration)
-        let daemon = Daemon(path: configPath, settings: try DaemonSettings.load(path: configPath), connector: { _, _ in
-            let (clientEnd, receiverEnd) = InMemoryByteStream.pair()
-            await simulator.serve(receiverEnd)
-            return clientEnd
-        }, version: "test")
-        let group = daemon.serviceGroup(discovery: nil, reloadSignals: [])
-        let task = Task { await group.run() }
+        let log = directory.appendingPathComponent("receiver.jsonl").path
+        let running = try InProcessDaemon.start(config: configPath, simulatorLog: log)
+        let (daemon, group, task) = (running.daemon, running.group, running.task)
         defer { group.shutdown() }
         let gateway = daemon.gateway
         let playing = await eventually { let state = await gateway.state; return state.contentID == "http://media.test/lobby.mp4" && state.player == .playing }
@@ -70,7 +63,7 @@ final class KioskDaemonTests: XCTestCase {
         let reloaded = await interpreter.run("playlist")
         XCTAssertTrue(reloaded.contains { $0.hasPrefix("now: playing item 2/3 \"Lobby film\"") }, "\(reloaded)")
         let loads = { () -> [String] in
-            ReloadTestsLog.payloads(in: simulatorConfiguration.logPath ?? "").filter { $0["type"]?.stringValue == "LOAD" }
+            running.payloads.filter { $0["type"]?.stringValue == "LOAD" }
                 .compactMap { $0["media"]?["contentId"]?.stringValue }
         }
         XCTAssertEqual(loads(), ["http://media.test/lobby.mp4"], "re-reading the file does not reload the playing item")
@@ -106,16 +99,5 @@ final class KioskDaemonTests: XCTestCase {
         XCTAssertTrue(lines.first?.hasPrefix("error: the kiosk is not running") ?? false, "\(lines)")
         let usage = await daemon.interpreter().run("playlist shuffle")
         XCTAssertEqual(usage, ["error: usage: playlist [reload | start | stop | next | prev]"])
-    }
-}
-
-/// The simulator's message log, read as ReloadTests does.
-enum ReloadTestsLog {
-    static func payloads(in log: String) -> [JSONValue] {
-        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { line in
-            guard let entry = try? JSONValue(parsing: String(line)), let data = entry["data"]?.stringValue else { return nil }
-            return try? JSONValue(parsing: data)
-        }
     }
 }

@@ -25,16 +25,8 @@ final class MediaDaemonTests: XCTestCase {
         try "[device]\nhost = 127.0.0.1\n[console]\ndevice = none\n[media]\nroots = \(media.path)\nport = 0\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
         let log = directory.appendingPathComponent("receiver.jsonl").path
-        var simulatorConfiguration = ReceiverSimulator.Configuration()
-        simulatorConfiguration.logPath = log
-        let simulator = try ReceiverSimulator(configuration: simulatorConfiguration)
-        let daemon = Daemon(path: config, settings: try DaemonSettings.load(path: config), connector: { _, _ in
-            let (clientEnd, receiverEnd) = InMemoryByteStream.pair()
-            await simulator.serve(receiverEnd)
-            return clientEnd
-        }, version: "test")
-        let group = daemon.serviceGroup(discovery: nil, reloadSignals: [])
-        let running = Task { await group.run() }
+        let inProcess = try InProcessDaemon.start(config: config, simulatorLog: log)
+        let (daemon, group, running) = (inProcess.daemon, inProcess.group, inProcess.task)
         defer { group.shutdown() }
         let connected = await eventually { await daemon.gateway.state.link == .connected }
         XCTAssertTrue(connected)
@@ -49,7 +41,7 @@ final class MediaDaemonTests: XCTestCase {
             return reply == ["ok"]
         }
         XCTAssertTrue(served, "\(reply)")
-        let load = ReloadTests.Running.payloads(in: log).last { $0["type"]?.stringValue == "LOAD" }
+        let load = InProcessDaemon.payloads(in: log).last { $0["type"]?.stringValue == "LOAD" }
         let url = try XCTUnwrap(load?["media"]?["contentId"]?.stringValue)
         XCTAssertTrue(url.hasPrefix("http://127.0.0.1:") && url.hasSuffix("/film.mp4"), url)
         XCTAssertEqual(load?["media"]?["contentType"]?.stringValue, "video/mp4")

@@ -56,15 +56,6 @@ final class ReloadTests: XCTestCase {
                 return payload["type"]?.stringValue
             }
         }
-
-        /// Every JSON payload the receiver logged to `log`, in order.
-        static func payloads(in log: String) -> [JSONValue] {
-            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            return text.split(separator: "\n").compactMap { line in
-                guard let entry = try? JSONValue(parsing: String(line)), let data = entry["data"]?.stringValue else { return nil }
-                return try? JSONValue(parsing: data)
-            }
-        }
     }
 
     private func write(_ text: String) throws {
@@ -75,19 +66,11 @@ final class ReloadTests: XCTestCase {
     private func start(_ config: String) async throws -> Running {
         try write(config)
         let log = directory.appendingPathComponent("receiver.jsonl").path
-        var simulatorConfiguration = ReceiverSimulator.Configuration()
-        simulatorConfiguration.logPath = log
-        let simulator = try ReceiverSimulator(configuration: simulatorConfiguration)
         let counter = Counter()
-        let settings = try DaemonSettings.load(path: configPath)
-        let daemon = Daemon(path: configPath, settings: settings, connector: { _, _ in
+        let inProcess = try InProcessDaemon.start(config: configPath, simulatorLog: log) {
             counter.connects.withLock { $0 += 1 }
-            let (clientEnd, receiverEnd) = InMemoryByteStream.pair()
-            await simulator.serve(receiverEnd)
-            return clientEnd
-        }, version: "test")
-        let group = daemon.serviceGroup(discovery: nil, reloadSignals: [])
-        let task = Task { await group.run() }
+        }
+        let (daemon, simulator, group, task) = (inProcess.daemon, inProcess.simulator, inProcess.group, inProcess.task)
         let connected = await eventually { await daemon.gateway.state.link == .connected }
         XCTAssertTrue(connected)
         return Running(daemon: daemon, simulator: simulator, counter: counter, group: group, task: task, log: log)
@@ -177,7 +160,7 @@ final class ReloadTests: XCTestCase {
         let back = await eventually { await gateway.state.link == .connected }
         XCTAssertTrue(back)
         try await gateway.cast(CastRequest(url: "http://media.test/film.mp4", title: "Film"))
-        let receiver = Running.payloads(in: log)
+        let receiver = InProcessDaemon.payloads(in: log)
         let launch = receiver.last { $0["type"]?.stringValue == "LAUNCH" }
         XCTAssertEqual(launch?["credentialsData"]?["credentials"]?.stringValue, "typed-secret", "typed credentials survive the device leaving")
         let load = receiver.last { $0["type"]?.stringValue == "LOAD" }
@@ -187,7 +170,7 @@ final class ReloadTests: XCTestCase {
         await gateway.forgetTypedCredentials()
         try await gateway.perform(.stopApp)
         try await gateway.cast(CastRequest(url: "http://media.test/film.mp4", title: "Film"))
-        let relaunch = Running.payloads(in: log).last { $0["type"]?.stringValue == "LAUNCH" }
+        let relaunch = InProcessDaemon.payloads(in: log).last { $0["type"]?.stringValue == "LAUNCH" }
         XCTAssertEqual(relaunch?["credentialsData"]?["credentials"]?.stringValue, "from-config")
         await gateway.stop()
     }

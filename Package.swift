@@ -7,7 +7,8 @@
 //   SystemSupport (OS, descriptors, logging, time) <- everything with I/O
 //   Configuration (the config format, typed sections) <- every module with settings
 //   ServiceLifecycle (Service, ServiceGroup, ReopeningSource) <- every long-running part
-//   GatewayModel (actions, state, input events) <- Commands <- RemoteInput, StatusOutput, GatewayCore
+//   GatewayModel (actions, state, input events) <- Commands <- RemoteInput, StatusOutput, Interpreter
+//   GatewayCore, Commands <- Interpreter (carries out commands against the gateway) <- Daemon
 //   Fleet (MQTT), MediaServer (HTTP), Discovery (mDNS): no Cast; TLS knows no Cast, CastClient no TLS
 //   Daemon ties them together
 // C modules, one per library; a Swift module depends only on those it calls:
@@ -97,7 +98,11 @@ let package = Package(
         // MARK: Core and tools
         .target(
             name: "GatewayCore",
-            dependencies: ["Commands", "JSON", "CastClient", "CastProtocol", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]
+            dependencies: ["JSON", "CastClient", "CastProtocol", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]
+        ),
+        .target(
+            name: "Interpreter",
+            dependencies: ["Commands", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "SystemSupport"]
         ),
         .target(
             name: "Kiosk",
@@ -105,7 +110,7 @@ let package = Package(
         ),
         .target(
             name: "Daemon",
-            dependencies: ["Commands", "CastClient", "Discovery", "Fleet", "MediaServer", "GatewayCore", "GatewayModel", "Kiosk", "RemoteInput", "StatusOutput",
+            dependencies: ["Interpreter", "Commands", "CastClient", "Discovery", "Fleet", "MediaServer", "GatewayCore", "GatewayModel", "Kiosk", "RemoteInput", "StatusOutput",
                            "SystemSupport", "Configuration", "ServiceLifecycle"]
         ),
         .target(
@@ -115,7 +120,7 @@ let package = Package(
         .target(name: "CurlMediaProbe", dependencies: ["CCurl", "ReceiverSimulator", "SystemSupport"]),
         .executableTarget(
             name: "cast-gateway",
-            dependencies: ["Commands", "Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "DeviceAuth", "Discovery", "Kiosk",
+            dependencies: ["Interpreter", "Commands", "Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "DeviceAuth", "Discovery", "Kiosk",
                            "RemoteInput", "StatusOutput", "TLS", "ReceiverSimulator", "SystemSupport", "ServiceLifecycle"],
             // Release builds carry the Swift runtime inside (the board has no Swift installed).
             linkerSettings: staticSwiftRuntimeInRelease
@@ -128,7 +133,7 @@ let package = Package(
 
         .executableTarget(
             name: "cast-gateway-bench",
-            dependencies: ["Commands", "JSON", "Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Fleet", "MediaServer", "RemoteInput", "TLS", "SystemSupport"],
+            dependencies: ["Interpreter", "Commands", "JSON", "Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Fleet", "MediaServer", "RemoteInput", "TLS", "SystemSupport"],
             path: "bench/Sources"
         ),
 
@@ -148,7 +153,7 @@ let package = Package(
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport", "ServiceLifecycle"]),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["Commands", "JSON", "Daemon", "Discovery", "Fleet", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Kiosk", "ReceiverSimulator",
+            dependencies: ["Interpreter", "Commands", "JSON", "Daemon", "Discovery", "Fleet", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Kiosk", "ReceiverSimulator",
                            "RemoteInput", "StatusOutput", "SystemSupport", "TestSupport", "Configuration", "ServiceLifecycle"]
         ),
         .testTarget(
@@ -164,7 +169,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayCoreTests",
-            dependencies: ["Commands", "JSON", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "SystemSupport",
+            dependencies: ["Interpreter", "Commands", "JSON", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "ReceiverSimulator", "SystemSupport",
                            "TestSupport"]
         ),
         .testTarget(

@@ -51,7 +51,7 @@ SCRATCH=$REPO/build/fuzz-spm
 # work) into their own scratch path; the fuzz entry files are linked against
 # their object files. TestSupport brings GatewayCore's dependencies and the
 # in-memory byte stream and manual clock.
-MODULES=(JSON CastProtocol SystemSupport Configuration ServiceLifecycle GatewayModel Commands CastClient GatewayCore StatusOutput TestSupport RemoteInput Discovery Fleet MediaServer Kiosk Daemon)
+MODULES=(JSON CastProtocol SystemSupport Configuration ServiceLifecycle GatewayModel Commands CastClient GatewayCore Interpreter StatusOutput TestSupport RemoteInput Discovery Fleet MediaServer Kiosk Daemon)
 # release runs the async whole path about twice as fast; debug builds quicker.
 CONFIGURATION=${FUZZ_CONFIGURATION:-release}
 case "$CONFIGURATION" in

@@ -34,6 +34,7 @@ import CastClient
 import CastProtocol
 import GatewayCore
 import GatewayModel
+import Interpreter
 import JSON
 import StatusOutput
 import Synchronization

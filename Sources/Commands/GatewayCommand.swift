@@ -4,7 +4,7 @@ import SystemSupport
 /// One command, whichever front end it came from: the serial console and
 /// `cast-gateway demo` parse their text lines into it, MQTT the `command`
 /// of its payload (and, later, the web interface its request). Each is then
-/// carried out the same way (`CommandInterpreter`, in the core) and answered
+/// carried out the same way (`CommandInterpreter`, module Interpreter) and answered
 /// with a `CommandResult`, which each front end renders in its own form.
 public enum GatewayCommand: Sendable, Equatable {
     case help

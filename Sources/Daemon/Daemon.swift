@@ -8,6 +8,7 @@ import Discovery
 import Fleet
 import GatewayCore
 import GatewayModel
+import Interpreter
 import Kiosk
 import RemoteInput
 import ServiceLifecycle

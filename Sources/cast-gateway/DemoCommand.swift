@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Daemon
 import GatewayCore
+import Interpreter
 import ServiceLifecycle
 import Synchronization
 import GatewayModel

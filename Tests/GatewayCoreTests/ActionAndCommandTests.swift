@@ -1,5 +1,6 @@
 import Commands
 import GatewayModel
+@testable import Interpreter
 import SystemSupport
 import XCTest
 @testable import GatewayCore

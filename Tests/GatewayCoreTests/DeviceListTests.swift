@@ -1,5 +1,6 @@
 import CastClient
 import GatewayModel
+@testable import Interpreter
 import ReceiverSimulator
 import SystemSupport
 import TestSupport

@@ -1,6 +1,7 @@
 import CastClient
 import CastProtocol
 import GatewayModel
+@testable import Interpreter
 import ReceiverSimulator
 import SystemSupport
 import TestSupport

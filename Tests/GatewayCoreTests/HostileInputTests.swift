@@ -1,6 +1,7 @@
 import CastProtocol
 import Commands
 import GatewayModel
+@testable import Interpreter
 import JSON
 import Synchronization
 import SystemSupport

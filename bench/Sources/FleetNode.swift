@@ -5,6 +5,7 @@ import Daemon
 import Fleet
 import GatewayCore
 import GatewayModel
+import Interpreter
 import SystemSupport
 import TLS
 

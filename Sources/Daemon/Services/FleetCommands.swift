@@ -2,6 +2,7 @@ import Commands
 import Fleet
 import GatewayCore
 import GatewayModel
+import Interpreter
 import SystemSupport
 
 /// MQTT's front end to the command language: each payload's command line is

@@ -1,5 +1,6 @@
 import CastProtocol
 import Commands
+import GatewayCore
 import GatewayModel
 import SystemSupport
 
@@ -7,9 +8,9 @@ import SystemSupport
 /// (the serial console, `cast-gateway demo`, MQTT), and answers each with a
 /// typed `CommandResult`; the front end renders it.
 ///
-/// It lives in the core, not beside the command language, because it needs
-/// the `Gateway` actor: the language module stays free of Cast so that front
-/// ends (and the remote's scheduler) can use it without learning Cast.
+/// A module of its own above the core: it needs the `Gateway` actor, and the
+/// language module (Commands) stays free of Cast so that front ends and the
+/// remote's scheduler can use it without learning Cast.
 public struct CommandInterpreter: Sendable {
     /// One remote key as `keys` lists it.
     public typealias RecentKey = (event: InputEvent, action: Action?)

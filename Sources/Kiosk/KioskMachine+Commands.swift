@@ -61,7 +61,10 @@ extension KioskMachine {
     /// A playlist read afresh; the current item carries on when it is still listed.
     private mutating func reload(_ fresh: Playlist) {
         let old = state.playlist
-        let currentSource = playingIndex.map { old.items[$0].source } ?? old.current?.source
+        // No closure over `old` here: Swift 6.3's optimizer (release, with the
+        // fuzzer's instrumentation) failed its ownership check on that form.
+        var currentSource = old.current?.source
+        if let index = playingIndex { currentSource = old.items[index].source }
         state.playlist = fresh
         state.playlist.rewind(shuffle: settings.shuffle, using: &state.generator)
         var note = "from the first item"

@@ -12,11 +12,14 @@ extension KioskMachine {
         case .key(let action):
             // `start = key`: a play key starts the loop.
             guard settings.start == .key, case .waiting = state.mode, !state.loopRequested else { return }
-            guard let action, [.play, .toggle, .launchApp].contains(action) else { return }
+            guard let action, KioskMachine.loopStartingActions.contains(action) else { return }
             log(.notice, "\(action.name) pressed: starting the loop")
             startLoop()
         }
     }
+
+    /// The keys that start the loop when `start = key`.
+    static let loopStartingActions: [Action] = [.play, .toggle, .launchApp]
 
     /// Front-desk reset, first half: the loop stands still while the player
     /// stops the app on the TV, forgets typed credentials and resets the volume.

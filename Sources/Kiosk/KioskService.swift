@@ -67,7 +67,10 @@ public final class KioskHandle: KioskControl {
         return await player.status()
     }
 
+    /// Only a key that can start the loop (`start = key`) reaches the player:
+    /// a volume or seek key does not enter the kiosk's actor at all.
     public func keyPressed(_ action: Action?) async {
+        guard let action, KioskMachine.loopStartingActions.contains(action) else { return }
         await player?.keyPressed(action)
     }
 

@@ -241,6 +241,27 @@ final class KioskPlayerTests: XCTestCase {
         await harness.shutDown()
     }
 
+    func testStartOnKeyThroughTheHandleTakesPlayKeysOnly() async throws {
+        let harness = try await KioskHarness(defaultDuration: 600)
+        let settings = try harness.settings(playlist: [one]) { $0.start = .key }
+        let handle = KioskHandle()
+        let service = KioskService(settings: settings, gateway: harness.gateway, handle: handle, wallClock: harness.wallClock)
+        let running = Task { try await service.run() }
+        let attached = await eventually { handle.player != nil }
+        XCTAssertTrue(attached)
+        // Volume keys never reach the player (nor nil: a key without an action).
+        await handle.keyPressed(.volumeUp(0.05))
+        await handle.keyPressed(nil)
+        let waiting = await handle.playlistStatus()
+        XCTAssertEqual(harness.loadedURLs, [], "\(waiting)")
+        await handle.keyPressed(.play)
+        await harness.waitUntilPlaying(one)
+        XCTAssertEqual(harness.loadedURLs, [one])
+        running.cancel()
+        _ = try? await running.value
+        await harness.shutDown()
+    }
+
     func testTheScheduleStopsAt2300AndStartsAgainAt0700() async throws {
         let harness = try await KioskHarness(defaultDuration: 3600)
         let wallClock = ManualWallClock(clock: harness.clock, hour: 22, minute: 58)

@@ -104,6 +104,11 @@ extension KioskMachine {
 
     private mutating func startLoop() {
         state.loopRequested = true
+        guard state.hasStarted else {
+            // The playlist is not read yet: `.started` begins the loop.
+            emit(.reply(["ok: the loop starts once the kiosk has started"]))
+            return
+        }
         switch state.mode {
         case .closed:
             emit(.reply(["ok: the loop starts in the next schedule window"]))

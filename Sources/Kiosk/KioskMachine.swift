@@ -91,7 +91,9 @@ struct KioskMachine: Sendable {
         }
         state.resumeFrom = startup.saved
         state.startupLookUntil = nil
-        state.loopRequested = settings.start == .boot
+        // A play key or `playlist start` that came while starting is kept.
+        state.loopRequested = settings.start == .boot || state.loopRequested
+        state.hasStarted = true
         if !scheduleIsOpen {
             log(.notice, "outside the schedule (\(settings.schedule.windows.map(\.description).joined(separator: ", "))): waiting")
             state.mode = .closed

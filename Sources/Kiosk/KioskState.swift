@@ -72,6 +72,8 @@ struct KioskState: Sendable {
     var epoch = 0
     /// Whether the loop should run (start = boot, a key, `playlist start`), schedule permitting.
     var loopRequested = false
+    /// Whether `.started` has been handled (the playlist and saved state are known).
+    var hasStarted = false
     /// Where the next LOAD starts (a resumed or interrupted item).
     var pendingStart = 0.0
     /// The saved state found at start, until the first LOAD.

@@ -119,6 +119,14 @@ final class KioskMachineTests: XCTestCase {
         XCTAssertEqual(kiosk.loads.map(\.source), [one])
         XCTAssertEqual(kiosk.logs("play pressed: starting the loop").count, 1)
 
+        // A play key (or `playlist start`) that comes while the kiosk is still starting is kept.
+        let early = MachineDriver(items: [.url(one)]) { $0.start = .key }
+        early.send(.command(.key(.play)))
+        XCTAssertTrue(early.loads.isEmpty, "nothing is loaded before the start is known")
+        early.start()
+        early.showIdleScreen()
+        XCTAssertEqual(early.loads.map(\.source), [one], "the early key started the loop")
+
         let never = MachineDriver(items: [.url(one)]) { $0.start = .never }
         never.start()
         never.showIdleScreen()

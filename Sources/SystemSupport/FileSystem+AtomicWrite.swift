@@ -1,6 +1,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
+
+/// Numbers each atomic write's temporary file: two writers of one path in
+/// this process (an old kiosk store still saving beside a new one) never
+/// share a temporary file and rename it from under each other.
+private let temporaryFiles = Atomic<UInt64>(0)
 
 extension FileSystem {
     /// Replaces `path` with `bytes` so that a power cut or `kill -9` leaves
@@ -9,7 +15,8 @@ extension FileSystem {
     /// and the directory is fsynced so the rename itself is durable. Blocks
     /// (fsync on an SD card can take a while): call it off the cooperative pool.
     public static func writeAtomically(_ path: String, bytes: [UInt8], mode: mode_t = 0o644) throws {
-        let temporary = "\(path).tmp-\(getpid())"
+        let number = temporaryFiles.add(1, ordering: .relaxed).newValue
+        let temporary = "\(path).tmp-\(getpid())-\(number)"
         let fd = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate], permissions: mode,
                                          operation: "cannot create \(temporary)")
         do {

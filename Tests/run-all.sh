@@ -43,6 +43,12 @@ executed=$(grep -E "^\s*Executed [0-9]+ tests?, with" "$LOG" | tail -1 | sed -E 
 read -r total failures <<<"${executed:-0 0}"
 reap_strays
 if [ "$status" -ne 0 ] || [ "$total" -eq 0 ]; then
+    # A crash (a signal) leaves no XCTest line to show: print the test that
+    # was running and the Swift runtime's backtrace of the crashed thread.
+    if grep -q '^\*\*\* Program crashed' "$LOG"; then
+        echo "run-all: the test process crashed during: $(grep -E "^Test Case '.*' started" "$LOG" | tail -1)"
+        sed -n '/^\*\*\* Signal/,/^Registers:/p' "$LOG" | grep -v '^Registers:' | head -120
+    fi
     echo "summary: $((total - failures)) passed, $failures failed"
     echo "run-all: swift test failed (exit $status); full output in $LOG" >&2
     exit 1

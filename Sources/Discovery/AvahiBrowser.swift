@@ -30,6 +30,9 @@ public final class AvahiBrowser: AvahiClientOwner, @unchecked Sendable {
         try super.init(label: "discovery", backoff: retryBackoff)
     }
 
+    // Stops while this class's properties still exist (the base class's deinit runs after they are gone).
+    deinit { stop() }
+
     /// Starts browsing (and keeps trying while avahi-daemon is unavailable).
     public override func start() { super.start() }
 

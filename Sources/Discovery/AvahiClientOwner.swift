@@ -58,7 +58,9 @@ public class AvahiClientOwner: @unchecked Sendable {
     }
 
     deinit {
-        stop()
+        // Not the overridable stop(): a subclass's stored properties are gone
+        // by now. Subclasses stop in their own deinit, so this finds it done.
+        stopOwner()
         avahi_threaded_poll_free(poll)
     }
 
@@ -80,6 +82,10 @@ public class AvahiClientOwner: @unchecked Sendable {
     /// Stops the poll thread and frees every Avahi object. Not from a callback
     /// (Avahi's poll thread cannot stop itself).
     func stop() {
+        stopOwner()
+    }
+
+    private func stopOwner() {
         // Under the lock: a retry on the poll thread or in `retryTask` sees
         // `stopped` and gives up, and no new retry task is made after this.
         let retry: Task<Void, Never>?? = withPollLock {

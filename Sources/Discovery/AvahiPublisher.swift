@@ -21,6 +21,9 @@ public final class AvahiPublisher: AvahiClientOwner, @unchecked Sendable {
         try super.init(label: "mdns-publish")
     }
 
+    // Stops while this class's properties still exist (the base class's deinit runs after they are gone).
+    deinit { stop() }
+
     public override func start() { super.start() }
 
     /// Withdraws the service (sends the goodbye) and stops.

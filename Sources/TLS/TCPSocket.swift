@@ -47,23 +47,24 @@ enum TCPSocket {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let source = DispatchSource.makeWriteSource(fileDescriptor: fd.rawValue, queue: queue)
             var finished = false
-            var failed = false
-            // On a failure the socket is closed by the cancel handler: closing it
-            // before Dispatch has let go of it could hit a reused descriptor.
+            var failure: (any Error)?
+            // The caller gets the socket (or its failure) only once Dispatch has
+            // let go of it: a connection that closes it at once, or the close of
+            // a failed one, must never meet this source on a reused descriptor.
             source.setCancelHandler {
-                if failed { fd.close() }
-            }
-            // Runs on `queue` only, so `finished` and `failed` need no lock.
-            let finish = UncheckedSendable { (error: (any Error)?) in
-                guard !finished else { return }
-                finished = true
-                failed = error != nil
-                source.cancel()
-                if let error {
-                    continuation.resume(throwing: error)
+                if let failure {
+                    fd.close()
+                    continuation.resume(throwing: failure)
                 } else {
                     continuation.resume()
                 }
+            }
+            // Runs on `queue` only (the cancel handler too), so `finished` and `failure` need no lock.
+            let finish = UncheckedSendable { (error: (any Error)?) in
+                guard !finished else { return }
+                finished = true
+                failure = error
+                source.cancel()
             }
             source.setEventHandler {
                 var code: Int32 = 0

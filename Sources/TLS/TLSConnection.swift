@@ -137,6 +137,11 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
     func handshake(timeout: Duration) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             queue.async { [self] in
+                // Closed before the handshake began (a listener closing while
+                // this task waited to run): the session is freed or about to be.
+                guard state == .handshaking else {
+                    return continuation.resume(throwing: TLSError(.closed, "connection to \(peerDescription) closed before its TLS handshake began"))
+                }
                 handshakeCompletion = { continuation.resume(with: $0) }
                 resumeReadSource()
                 driveHandshake()
@@ -189,6 +194,7 @@ public final class TLSConnection: ByteStream, @unchecked Sendable {
 
     private func driveHandshake() {
         dispatchPrecondition(condition: .onQueue(queue))
+        guard state == .handshaking else { return }  // after terminate the session may be freed
         let result = role == .client ? SSL_connect(ssl) : SSL_accept(ssl)
         let systemErrno = errno
         if result == 1 {

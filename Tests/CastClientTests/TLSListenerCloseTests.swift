@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import Synchronization
 import SystemSupport
 import TestSupport
 @testable import TLS
@@ -40,5 +41,42 @@ final class TLSListenerCloseTests: XCTestCase {
         XCTAssertTrue(ended, "a socket in its handshake stayed open after the listener closed")
         let none = await eventually { await listener.handshakesUnderway == 0 }
         XCTAssertTrue(none, "handshakes still under way after close")
+    }
+
+    /// The listener's handshake task may start only after close() has freed
+    /// the session (a busy machine): the handshake must fail at once, not
+    /// drive the freed session (CI once died of SIGSEGV there) or hang.
+    func testAHandshakeStartedAfterTheConnectionClosedFailsAtOnce() async throws {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds), 0)
+        let peer = fds[1]
+        defer { Glibc.close(peer) }
+        let connection = try TLSConnection(fd: FileDescriptor(rawValue: fds[0]), role: .server,
+                                           context: try TLSContext.server(commonName: "closed-early"), peerDescription: "socketpair")
+        connection.close()
+        // The session is freed and the socket closed together, in the sources'
+        // cancel handlers: the peer's end of file says both have run.
+        let closed = try await DispatchQueue(label: "test.closed-peer").perform { () -> Bool in
+            var entry = pollfd(fd: peer, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 10_000) == 1 else { return false }
+            var byte: UInt8 = 0
+            return read(peer, &byte, 1) == 0
+        }
+        XCTAssertTrue(closed, "the connection did not close its socket")
+
+        let outcome = Mutex<String?>(nil)
+        let handshake = Task {
+            do {
+                try await connection.handshake(timeout: .seconds(60))
+                outcome.withLock { $0 = "the handshake succeeded" }
+            } catch {
+                outcome.withLock { $0 = "\(error)" }
+            }
+        }
+        let ended = await eventually(timeout: .seconds(20)) { outcome.withLock { $0 != nil } }
+        XCTAssertTrue(ended, "a handshake on a closed connection never ended")
+        let text = outcome.withLock { $0 } ?? ""
+        XCTAssertTrue(text.contains("closed before its TLS handshake began"), text)
+        if ended { await handshake.value }
     }
 }

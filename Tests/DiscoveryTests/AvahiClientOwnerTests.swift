@@ -18,7 +18,10 @@ final class AvahiClientOwnerTests: XCTestCase {
     }
 
     override func tearDown() {
-        if let savedAddress { setenv("DBUS_SYSTEM_BUS_ADDRESS", savedAddress, 1) } else { unsetenv("DBUS_SYSTEM_BUS_ADDRESS") }
+        // Never unsetenv: the next setenv would then grow glibc's environment
+        // array and free the old one under another thread's getenv. With no
+        // variable before, libdbus's default address is the same as unset.
+        setenv("DBUS_SYSTEM_BUS_ADDRESS", savedAddress ?? "unix:path=/var/run/dbus/system_bus_socket", 1)
     }
 
     private func browser() throws -> AvahiBrowser {

@@ -16,15 +16,25 @@ cd "$REPO"
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 LOG=$REPO/build/test-output.log
 mkdir -p "$REPO/build"
-BIN=$(swift build --show-bin-path)
 
 # Safety net: every test stops the processes it starts by pid, but a test
-# process that crashes cannot. Kill whatever still runs from this build.
+# process that crashes cannot. Kill whatever still runs from this run: every
+# process it starts inherits this marker, so another run's daemons on the
+# same machine (a second checkout's tests) are never touched.
+CAST_GATEWAY_TEST_RUN="$$-$(date +%s%N)"
+export CAST_GATEWAY_TEST_RUN
 reap_strays() {
-    local strays
-    strays=$( (pgrep -f "^$BIN/cast-"; pgrep -f "cast-gateway-test-") | grep -vx "$$" || true)
+    local entry pid strays=""
+    for entry in /proc/[0-9]*; do
+        pid=${entry#/proc/}
+        [ "$pid" = "$$" ] && continue
+        if grep -qzx "CAST_GATEWAY_TEST_RUN=$CAST_GATEWAY_TEST_RUN" "$entry/environ" 2>/dev/null; then
+            strays="$strays $pid"
+        fi
+    done
     if [ -n "$strays" ]; then
-        echo "run-all: killing processes left behind by a test: $strays" >&2
+        echo "run-all: killing processes left behind by a test:$strays" >&2
+        # shellcheck disable=SC2086 # one pid per word
         kill -9 $strays 2>/dev/null || true
     fi
 }

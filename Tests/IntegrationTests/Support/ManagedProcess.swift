@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Where the package's executables were built (beside the test bundle).
@@ -41,8 +42,7 @@ final class ManagedProcess: @unchecked Sendable {
         env.removeValue(forKey: "JOURNAL_STREAM")
         for (key, value) in environment { env[key] = value }
 
-        var input: [Int32] = [0, 0], output: [Int32] = [0, 0], errors: [Int32] = [0, 0]
-        guard pipe(&input) == 0, pipe(&output) == 0, pipe(&errors) == 0 else {
+        guard let input = closeOnExecPipe(), let output = closeOnExecPipe(), let errors = closeOnExecPipe() else {
             throw StartupError(message: "pipe failed: \(String(cString: strerror(errno)))")
         }
         var actions = posix_spawn_file_actions_t()

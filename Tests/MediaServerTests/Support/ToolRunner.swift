@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import XCTest
 
 /// Runs a command-line tool (curl, python3, ffmpeg) to completion and
@@ -14,8 +15,7 @@ struct ToolResult {
 }
 
 func runTool(_ executable: String, _ arguments: [String], timeout: TimeInterval = 30) throws -> ToolResult {
-    var output: [Int32] = [0, 0], errors: [Int32] = [0, 0]
-    guard pipe(&output) == 0, pipe(&errors) == 0 else { throw ToolError("pipe: \(String(cString: strerror(errno)))") }
+    guard let output = closeOnExecPipe(), let errors = closeOnExecPipe() else { throw ToolError("pipe: \(String(cString: strerror(errno)))") }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -147,8 +147,7 @@ final class BackgroundProcess {
     private let output: Int32
 
     init(_ executable: String, _ arguments: [String], test: XCTestCase) throws {
-        var pipeFDs: [Int32] = [0, 0]
-        guard pipe(&pipeFDs) == 0 else { throw ToolError("pipe failed") }
+        guard let pipeFDs = closeOnExecPipe() else { throw ToolError("pipe failed") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

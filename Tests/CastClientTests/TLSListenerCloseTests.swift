@@ -11,6 +11,16 @@ import XCTest
 /// Closing a listener ends the handshakes under way: no task of it goes on
 /// holding an accepted socket until the handshake timeout.
 final class TLSListenerCloseTests: XCTestCase {
+    /// Whether the other end of `fd` closes within 10 s (polled off the cooperative pool).
+    private func endOfFile(on fd: Int32) async throws -> Bool {
+        try await DispatchQueue(label: "test.peer-end").perform { () -> Bool in
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 10_000) == 1 else { return false }
+            var byte: UInt8 = 0
+            return read(fd, &byte, 1) == 0
+        }
+    }
+
     func testClosingTheListenerClosesSocketsStillInTheirHandshake() async throws {
         let listener = try TLSListener(port: 0, context: try TLSContext.server(commonName: "closing-listener"),
                                        handshakeTimeout: .seconds(120))
@@ -32,12 +42,7 @@ final class TLSListenerCloseTests: XCTestCase {
         listener.close()
 
         // The server's end closes now, not after the 120 s handshake timeout.
-        let ended = try await DispatchQueue(label: "test.listener-peer").perform { () -> Bool in
-            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, 10_000) == 1 else { return false }
-            var byte: UInt8 = 0
-            return read(fd, &byte, 1) == 0
-        }
+        let ended = try await endOfFile(on: fd)
         XCTAssertTrue(ended, "a socket in its handshake stayed open after the listener closed")
         let none = await eventually { await listener.handshakesUnderway == 0 }
         XCTAssertTrue(none, "handshakes still under way after close")
@@ -56,12 +61,7 @@ final class TLSListenerCloseTests: XCTestCase {
         connection.close()
         // The session is freed and the socket closed together, in the sources'
         // cancel handlers: the peer's end of file says both have run.
-        let closed = try await DispatchQueue(label: "test.closed-peer").perform { () -> Bool in
-            var entry = pollfd(fd: peer, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, 10_000) == 1 else { return false }
-            var byte: UInt8 = 0
-            return read(peer, &byte, 1) == 0
-        }
+        let closed = try await endOfFile(on: peer)
         XCTAssertTrue(closed, "the connection did not close its socket")
 
         let outcome = Mutex<String?>(nil)

@@ -16,6 +16,9 @@ CACHE=${CAST_GATEWAY_CACHE:-/var/cache/cast-gateway}/board
 KERNEL_PACKAGE=${KERNEL_PACKAGE:-$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')}
 [ -n "$KERNEL_PACKAGE" ] || { echo "board: cannot tell which kernel package to use (apt-get update?)" >&2; exit 1; }
 BIN=$(cd "$REPO" && swift build --show-bin-path)
+for program in cast-gateway cast-receiver-sim; do
+    [ -x "$BIN/$program" ] || { echo "board: no $program in $BIN: run 'swift build' first" >&2; exit 1; }
+done
 WORK=$(mktemp -d /tmp/cast-gateway-board-XXXXXX)
 [ -n "${KEEP_BOARD:-}" ] && echo "board: keeping $WORK" || trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$CACHE"

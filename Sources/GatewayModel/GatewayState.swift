@@ -95,6 +95,8 @@ public struct GatewayState: Sendable, Equatable {
     public var authenticationProblem: String?
     /// The receiver's certificate marks it audio-only: send no video.
     public var audioOnly = false
+    /// The TV as the CEC bus shows it; nil when HDMI-CEC is not set up.
+    public var tv: TVStatus?
 
     /// The longest title, name or message a snapshot carries (the core cuts longer ones).
     public static let maximumTextLength = 256

@@ -119,3 +119,19 @@ start_gateway() {
     pids+=("$gateway_pid")
     wait_for "$RESULTS/gateway.log" "* IDLE" 60
 }
+
+# Sends one CEC message as the TV (cec-ctl options, e.g. --to 15 --standby).
+tv_says() { cec-ctl -d "$TV_CEC" "$@" > /dev/null; }
+
+# How many Cast messages of type $1 (e.g. PAUSE, PLAY\\\") the receiver got.
+cast_messages() { count_lines "$RESULTS/sim.jsonl" "\\\"type\\\\\":\\\\\"$1"; }
+
+# How many messages with opcode name $1 the TV received from the gateway
+# (its monitor also shows what the TV itself sent: those are left out).
+tv_received() { grep -v "Transmitted" "$RESULTS/tv-monitor.log" 2>/dev/null | grep -c -- "$1" || true; }
+
+# Starts watching the TV's side of the bus into $RESULTS/tv-monitor.log.
+monitor_tv() {
+    cec-ctl -d "$TV_CEC" --monitor >> "$RESULTS/tv-monitor.log" 2>&1 &
+    pids+=($!)
+}

@@ -56,6 +56,7 @@ public struct TVService: Service {
             }
             var machine = TVMachine(configuration: configuration)
             var timer: Task<Void, Never>?
+            var shown = ""
             await gateway.setTVStatus(machine.state.tv)
             for await event in events {
                 for effect in machine.handle(event, at: clock.now) {
@@ -65,7 +66,13 @@ public struct TVService: Service {
                     case .standby: device.standbyTV()
                     case .selectInput(let address): device.selectInput(address)
                     case .send(let message): device.send(message)
-                    case .publish(let status): await gateway.setTVStatus(status)
+                    case .publish(let status):
+                        // For installers reading the log: what the gateway knows of the TV, when it changes.
+                        if status.summary != shown {
+                            shown = status.summary
+                            logger.info("tv: \(shown)")
+                        }
+                        await gateway.setTVStatus(status)
                     case .armTimer(let id, let deadline):
                         timer?.cancel()
                         timer = Task {

@@ -4,6 +4,7 @@
 //   json [--members N] [--count RUNS]          parse time of an N-member object vs an N-element array
 //   fleet-node --broker URL --room R [--device HOST:PORT] [--groups A,B]   one MQTT fleet room (FleetNode.swift)
 //   serve    --root DIR [--port N]            the media server alone (bench/media-server.sh)
+//   cec-latency --device HOST:PORT [--count N]   libcec key callback -> frame written, on the virtual board (bench/cec-latency.sh)
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -135,6 +136,41 @@ func inputLatency(device: String, lircdSocket: String, count: Int) async throws 
     await gateway.stop()
 }
 
+/// CEC key (libcec's callback, on the virtual board: the TV's keys come from
+/// `cec-ctl` on vivid's other adapter) -> Cast frame written.
+func cecLatency(device: String, count: Int) async throws {
+    let measuring = CurrentStream()
+    let gateway = try makeGateway(device: device, measuring: measuring)
+    await gateway.start()
+    try await gateway.waitUntilConnected(timeout: .seconds(10))
+    try await gateway.cast(CastRequest(url: "http://media.test/bench.mp4", title: "Bench"))
+    let scheduler = ActionScheduler { action in try? await gateway.perform(action) }
+    let remote = RemoteControl(keymaps: [.cec: Keymap.standard(for: .cec)], scheduler: scheduler) { _, _ in }
+    let (events, sink) = InputEvent.makeStream()
+    let cec = CecSource(settings: CecSettings(role: .playback, osdName: "Bench"), sink: sink).service { problem in
+        // The script starts sending keys once it reads this line.
+        if problem == nil { StandardOutput.line("cec open") } else { StandardOutput.line("cec problem: \(problem ?? "")") }
+    }
+    let cecTask = Task { try? await cec.run() }
+    var samples: [Double] = []
+    var iterator = events.makeAsyncIterator()
+    while samples.count < count {
+        guard let event = await iterator.next(), let received = event.receivedAt else { break }
+        await remote.handle(event)
+        var written: ContinuousClock.Instant?
+        while written == nil {
+            written = measuring.value?.firstCompletion(after: received)
+            if written == nil { try await Task.sleep(for: .microseconds(100)) }
+        }
+        while !(await scheduler.isIdle) { try await Task.sleep(for: .microseconds(100)) }
+        samples.append((written! - received).seconds * 1e6)
+    }
+    samples.sort()
+    StandardOutput.line("cec events=\(samples.count) p50_us=\(Int(percentile(samples, 0.5))) p99_us=\(Int(percentile(samples, 0.99))) max_us=\(Int(samples.last ?? 0))")
+    cecTask.cancel()
+    await gateway.stop()
+}
+
 func benchMain() async -> Int32 {
     Logger.level = .warning
     if CommandLine.arguments.dropFirst().first == "serve" { return await serveMedia(Array(CommandLine.arguments.dropFirst(2))) }
@@ -158,7 +194,8 @@ func benchMain() async -> Int32 {
         case "input-latency":
             guard let socket = lircdSocketOption else { throw UsageError("--lircd-socket PATH is required") }
             try await inputLatency(device: device, lircdSocket: socket, count: count)
-        default: throw UsageError("usage: cast-gateway-bench latency|scenario|input-latency --device HOST:PORT [--count N] [--lircd-socket PATH] | json [--members N] [--count RUNS] | fleet-node --broker URL --room R")
+        case "cec-latency": try await cecLatency(device: device, count: count)
+        default: throw UsageError("usage: cast-gateway-bench latency|scenario|input-latency|cec-latency --device HOST:PORT [--count N] [--lircd-socket PATH] | json [--members N] [--count RUNS] | fleet-node --broker URL --room R")
         }
         return 0
     } catch {

@@ -135,3 +135,25 @@ monitor_tv() {
     cec-ctl -d "$TV_CEC" --monitor >> "$RESULTS/tv-monitor.log" 2>&1 &
     pids+=($!)
 }
+
+# Unplugs the CEC adapters (vivid unbound from its platform device, as a USB
+# adapter's disconnect would) and waits for the gateway to notice.
+unplug_cec() {
+    umount -l /dev/cec0
+    [ -e /sys/bus/platform/drivers/vivid/vivid.0 ] || fail "vivid.0 is not bound to the vivid driver"
+    echo vivid.0 > /sys/bus/platform/drivers/vivid/unbind
+    [ ! -e /dev/cec1 ] || fail "/dev/cec1 is still there after unbinding vivid"
+    wait_for "$RESULTS/gateway.log" "CEC adapter /dev/cec0 went away" 30
+}
+
+# Plugs them back and rebuilds the TV's side. The gateway is held still
+# meanwhile: it would otherwise claim the TV's end (/dev/cec0, before cec1 is
+# bound over it) on its retry.
+replug_cec() {
+    kill -STOP "$gateway_pid"
+    echo vivid.0 > /sys/bus/platform/drivers/vivid/bind
+    for _ in $(seq 1 100); do [ -e /dev/cec1 ] && break; sleep 0.1; done
+    rm -f "$TV_CEC"
+    setup_cec_tv
+    kill -CONT "$gateway_pid"
+}

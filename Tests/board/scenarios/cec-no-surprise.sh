@@ -28,18 +28,11 @@ kill -HUP "$gateway_pid"
 wait_for_more "$RESULTS/gateway.log" "open as playback" "$opens" 60
 asked=$(tv_received GIVE_DEVICE_POWER_STATUS)
 
-# The adapter vanishes and returns (as in inputs-vanish-and-return.sh).
-umount -l /dev/cec0
-echo vivid.0 > /sys/bus/platform/drivers/vivid/unbind
-wait_for "$RESULTS/gateway.log" "CEC adapter /dev/cec0 went away" 30
+# The adapter vanishes and returns.
+unplug_cec
 opens=$(count_lines "$RESULTS/gateway.log" "open as playback")
-kill -STOP "$gateway_pid"
-echo vivid.0 > /sys/bus/platform/drivers/vivid/bind
-for _ in $(seq 1 100); do [ -e /dev/cec1 ] && break; sleep 0.1; done
-rm -f "$TV_CEC"
-setup_cec_tv
+replug_cec
 monitor_tv
-kill -CONT "$gateway_pid"
 wait_for_more "$RESULTS/gateway.log" "open as playback" "$opens" 60
 for _ in $(seq 1 300); do [ "$(tv_received GIVE_DEVICE_POWER_STATUS)" -gt "$asked" ] && break; sleep 0.1; done
 [ "$(tv_received GIVE_DEVICE_POWER_STATUS)" -gt "$asked" ] || fail "the gateway did not ask about the TV after the adapter returned"

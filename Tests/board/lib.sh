@@ -130,6 +130,12 @@ cast_messages() { count_lines "$RESULTS/sim.jsonl" "\\\"type\\\\\":\\\\\"$1"; }
 # (its monitor also shows what the TV itself sent: those are left out).
 tv_received() { grep -v "Transmitted" "$RESULTS/tv-monitor.log" 2>/dev/null | grep -c -- "$1" || true; }
 
+# Waits until the TV received more than $2 messages with text $1 from the gateway.
+wait_for_tv_received() {  # wait_for_tv_received TEXT COUNT [SECONDS]
+    for _ in $(seq 1 $((${3:-30} * 10))); do [ "$(tv_received "$1")" -gt "$2" ] && return 0; sleep 0.1; done
+    fail "the TV received no new '$1' (still $2)"
+}
+
 # Starts watching the TV's side of the bus into $RESULTS/tv-monitor.log.
 monitor_tv() {
     cec-ctl -d "$TV_CEC" --monitor >> "$RESULTS/tv-monitor.log" 2>&1 &

@@ -83,6 +83,8 @@ public struct TVMachine: Sendable {
             send(body, to: TVBusMessage.tv)
         }
         send(.requestActiveSource, to: TVBusMessage.broadcast)
+        // The audio system's volume, for the TV's bar, without being asked.
+        if configuration.audioSystem { reportAudio(to: TVBusMessage.tv) }
     }
 
     private mutating func closed() {

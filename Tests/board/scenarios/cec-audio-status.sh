@@ -22,16 +22,12 @@ last_report_says() {
     echo "$report" | grep -qE "aud-mute-status: $2" && echo "$report" | grep -qiE "aud-vol-status: ($1|0x$(printf '%02x' "$1"))\b"
 }
 
-wait_for_received() {  # wait_for_received COUNT: the TV got at least COUNT reports
-    for _ in $(seq 1 300); do [ "$(tv_received REPORT_AUDIO_STATUS)" -ge "$1" ] && return 0; sleep 0.1; done
-    fail "the TV got fewer than $1 <Report Audio Status>"
-}
 for _ in $(seq 1 300); do last_report_says "$percent" off && break; sleep 0.1; done
 last_report_says "$percent" off || fail "the TV was not told the volume $percent unasked"
 reports=$(tv_received REPORT_AUDIO_STATUS)
 tv_says --to 5 --give-audio-status
 # libcec's answer ("unknown") and the gateway's, then the gateway's again: it is the last.
-wait_for_received $((reports + 3))
+wait_for_tv_received REPORT_AUDIO_STATUS $((reports + 2))
 last_report_says "$percent" off || { grep -A3 REPORT_AUDIO_STATUS "$RESULTS/tv-monitor.log" | tail -12; fail "the TV does not end with the Cast volume $percent"; }
 
 # SET_VOLUME from another sender: the TV's bar follows.
@@ -44,11 +40,11 @@ last_report_says 30 on || fail "the TV was not told of the mute"
 
 # System Audio Mode, and power status.
 tv_says --to 5 --system-audio-mode-request phys-addr=0.0.0.0
-wait_for "$RESULTS/tv-monitor.log" "SET_SYSTEM_AUDIO_MODE" 30
+wait_for_tv_received SET_SYSTEM_AUDIO_MODE 0
 tv_says --to 5 --give-system-audio-mode-status
-wait_for "$RESULTS/tv-monitor.log" "SYSTEM_AUDIO_MODE_STATUS" 30
+wait_for_tv_received "SYSTEM_AUDIO_MODE_STATUS (" 0
 grep -v "Transmitted" "$RESULTS/tv-monitor.log" | grep -A2 "SYSTEM_AUDIO_MODE_STATUS" | grep -q "sys-aud-status: on" \
     || fail "System Audio Mode is not on after the TV's request"
 tv_says --to 5 --give-device-power-status
-wait_for "$RESULTS/tv-monitor.log" "REPORT_POWER_STATUS" 30
+wait_for_tv_received REPORT_POWER_STATUS 0
 echo "PASS: the TV ends with the Cast volume ($percent %), follows SET_VOLUME and mute from another sender; System Audio Mode and power status answered"

@@ -8,6 +8,7 @@ setup_cec_tv
 monitor_tv
 start_simulator
 sim_pid=${pids[-1]}
+wait_for /tmp/sim.out "listening" 30
 # Something already plays when the gateway starts.
 "$BIN/cast-gateway" cast http://media.test/film.mp4 --device 127.0.0.1:8009 > /dev/null
 start_gateway "[cec]

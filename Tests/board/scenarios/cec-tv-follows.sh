@@ -20,7 +20,7 @@ wait_for "$RESULTS/tv-monitor.log" "GIVE_DEVICE_POWER_STATUS" 30
 wait_for "$RESULTS/tv-monitor.log" "REQUEST_ACTIVE_SOURCE" 30
 tv_says --to 4 --report-power-status pwr-state=on
 tv_says --device-vendor-id vendor-id=0x6b746d   # a vendor libcec has no special handler for
-wait_for "$RESULTS/gateway.log" 'tv: on; vendor Vizio (6b746d)' 30
+wait_for "$RESULTS/gateway.log" 'tv: on;.*vendor Vizio (6b746d)' 30
 
 # Something plays, cast by another sender.
 "$BIN/cast-gateway" cast http://media.test/film.mp4 --device 127.0.0.1:8009 > /dev/null
@@ -62,15 +62,17 @@ play_again
 standbys=$(tv_received STANDBY)
 sleep 0.5; send_cec 4 0x72                                                  # F2_RED -> tv-standby
 wait_for_tv_received STANDBY "$standbys"
+standby_lines=$(count_lines "$RESULTS/gateway.log" 'tv: standby')
 tv_says --to 15 --standby
-wait_for_more "$RESULTS/gateway.log" 'tv: standby' 0 30
+wait_for_more "$RESULTS/gateway.log" 'tv: standby' "$standby_lines" 30
 plays=$(cast_messages 'PLAY\\"')
 sleep 0.5; send_cec 4 0x44; wait_for_more "$RESULTS/sim.jsonl" '\"type\\":\\"PLAY\\"' "$plays" 30
 sleep 0.5; send_cec 4 0x73                                                  # F3_GREEN -> tv-on
 wait_for_tv_received IMAGE_VIEW_ON 0
+hdmi3_lines=$(count_lines "$RESULTS/gateway.log" 'tv: on, showing HDMI 3')
 tv_says --to 4 --report-power-status pwr-state=on
 tv_says --routing-change orig-phys-addr=2.0.0.0,new-phys-addr=3.0.0.0
-wait_for "$RESULTS/gateway.log" 'tv: on, showing HDMI 3' 30
+wait_for_more "$RESULTS/gateway.log" 'tv: on, showing HDMI 3' "$hdmi3_lines" 30
 plays=$(cast_messages 'PLAY\\"')
 sleep 0.5; send_cec 4 0x44; wait_for_more "$RESULTS/sim.jsonl" '\"type\\":\\"PLAY\\"' "$plays" 30
 

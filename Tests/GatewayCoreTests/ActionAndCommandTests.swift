@@ -122,3 +122,22 @@ final class StatusAnnouncerTests: XCTestCase {
         XCTAssertEqual(announcer.announcement(for: connected, now: 0), "* IDLE")
     }
 }
+
+final class TVStatusOutputTests: XCTestCase {
+    func testStatusAndTheConsolesJSONShowTheTV() async {
+        let gateway = Gateway(settings: GatewaySettings(), connector: { _, _ in throw CancellationError() })
+        var tv = TVStatus()
+        tv.connected = true
+        tv.power = .on
+        tv.castInput = 0x2000
+        tv.activeSource = 0x2000
+        await gateway.setTVStatus(tv)
+        let lines = await CommandInterpreter(gateway: gateway, version: "1").run("status")
+        XCTAssertTrue(lines.contains("  tv: on, showing HDMI 2 (the Chromecast)"), "\(lines)")
+        let json = StatusLine.json(await gateway.state, now: 0)
+        XCTAssertTrue(json.contains(#""tv":{"power":"on","input":"2.0.0.0","hdmi":2,"chromecast":true,"vendor":null,"vendorName":null,"name":null}"#), json)
+        await gateway.setTVStatus(nil)
+        let without = await CommandInterpreter(gateway: gateway, version: "1").run("status")
+        XCTAssertFalse(without.contains { $0.hasPrefix("  tv:") }, "no CEC, no tv line")
+    }
+}

@@ -30,7 +30,7 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
     private let bus: AsyncStream<TVBusEvent>.Continuation?
     let queue = DispatchQueue(label: "cast-gateway.cec")
     private let logger = Logger(label: "cec")
-    // On `queue` only (callbacks touch only `sink`, `queue` and `logger`):
+    // On `queue` only (callbacks touch only `sink`, `bus`, `queue`, `logger` and the immutable settings):
     private var connection: libcec_connection_t?
     /// A passive second handle on a kernel adapter, watched for its removal.
     private var removalWatch: DispatchSourceRead?

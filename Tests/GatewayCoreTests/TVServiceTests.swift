@@ -32,14 +32,17 @@ final class TVServiceTests: XCTestCase {
         let simulator = try ReceiverSimulator()
         let gateway = makeGateway(simulator, clock: clock)
         await gateway.start()
+        // The receiver's status read (its volume known): a cast after this is one that starts.
         let connected = await eventually { await gateway.state.link == .connected }
-        XCTAssertTrue(connected)
+        let statusRead = await eventually { await gateway.state.volume != nil }
+        XCTAssertTrue(connected && statusRead)
         let tv = RecordingTV()
         let (bus, _) = AsyncStream.makeStream(of: TVBusEvent.self)
         let machine = TVService(gateway: gateway, configuration: TVMachineConfiguration(power: .init(powerOnWhenCasting: true, input: 0x2000,
                                                                                                      standbyAfter: .seconds(600))),
                                 device: tv, busEvents: bus)
         let service = RunningService(machine)
+        // Shown once the machine follows the gateway's states.
         let published = await eventually { await gateway.state.tv != nil }
         XCTAssertTrue(published, "the TV's status is shown while the machine runs")
         try await gateway.cast(CastRequest(url: "http://media.test/a.mp4"))

@@ -35,9 +35,11 @@ public struct TVService: Service {
         let (events, eventSink) = AsyncStream.makeStream(of: TVMachineEvent.self)
         let (actions, actionSink) = AsyncStream.makeStream(of: Action.self)
         let gateway = self.gateway, busEvents = self.busEvents, commands = self.commands, logger = self.logger
+        // Subscribed before the TV's status is first shown: from then on no state is missed.
+        let states = gateway.states()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await state in gateway.states() { eventSink.yield(.snapshot(state)) }
+                for await state in states { eventSink.yield(.snapshot(state)) }
             }
             group.addTask {
                 for await event in busEvents { eventSink.yield(.bus(event)) }

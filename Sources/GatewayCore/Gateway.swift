@@ -474,6 +474,7 @@ public actor Gateway {
             if case .failed(let error) = snapshot.authentication, error.code != .noTrustAnchors {
                 state.authenticationProblem = shown(error.message)
             }
+            state.receiverRunsApp = snapshot.receiver.map { $0.applications.contains { !$0.isIdleScreen } }
             state.volume = snapshot.receiver?.volume.level
             state.muted = snapshot.receiver?.volume.muted ?? false
             if let error = snapshot.lastError {

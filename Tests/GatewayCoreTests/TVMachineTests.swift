@@ -51,6 +51,7 @@ private struct TVDriver {
     mutating func receiver(_ player: GatewayState.Player, app: String? = "CC1AD845", volume: Double = 0.4, muted: Bool = false, session: Int = 1) {
         snapshot.link = .connected
         snapshot.appID = app
+        snapshot.receiverRunsApp = app != nil
         snapshot.player = player
         snapshot.volume = volume
         snapshot.muted = muted
@@ -305,6 +306,10 @@ final class TVMachineTests: XCTestCase {
         var connecting = GatewayState()
         connecting.link = .connected
         driver.handle(.snapshot(connecting))  // connected, receiver status not yet read
+        // The receiver's status lists the app (and its volume) before the gateway has joined it.
+        connecting.receiverRunsApp = true
+        connecting.volume = 0.4
+        driver.handle(.snapshot(connecting))
         driver.receiver(.playing)
         XCTAssertEqual(driver.tvCommands, [], "nothing wakes the TV or changes its input")
         let asked = driver.sent.map(\.body)

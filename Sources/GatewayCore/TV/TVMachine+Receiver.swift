@@ -18,12 +18,13 @@ extension TVMachine {
         let connected = snapshot.link == .connected
         if !connected {
             state.receiverBaseline = false
-        } else if !state.receiverBaseline, snapshot.volume != nil {
-            // The receiver's first status on this link: what runs now was not started now.
+        } else if !state.receiverBaseline, let runsApp = snapshot.receiverRunsApp {
+            // The receiver's first status on this link: what runs now was not
+            // started now (the gateway joins that app only later).
             state.receiverBaseline = true
-            state.powerPolicy.assume(appRunning: snapshot.appID != nil)
+            state.powerPolicy.assume(appRunning: runsApp)
         }
-        state.appRunning = snapshot.appID != nil
+        state.appRunning = snapshot.receiverRunsApp ?? (snapshot.appID != nil)
         state.linkConnected = connected
         if state.receiverBaseline || !connected {
             if let command = state.powerPolicy.update(appRunning: state.appRunning, connected: connected, now: now) {

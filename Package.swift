@@ -7,7 +7,7 @@
 //   SystemSupport (OS, descriptors, logging, time) <- everything with I/O
 //   Configuration (the config format, typed sections) <- every module with settings
 //   ServiceLifecycle (Service, ServiceGroup, ReopeningSource) <- every long-running part
-//   GatewayModel (actions, state, input events) <- Commands <- RemoteInput, StatusOutput, Interpreter
+//   JSON <- GatewayModel (actions, state, input events) <- Commands <- RemoteInput, StatusOutput, Interpreter
 //   GatewayCore, Commands <- Interpreter (carries out commands against the gateway) <- Daemon
 //   Fleet (MQTT), MediaServer (HTTP), Discovery (mDNS): no Cast; TLS knows no Cast, CastClient no TLS
 //   Daemon ties them together
@@ -81,7 +81,7 @@ let package = Package(
         .target(name: "SystemSupport"),
         .target(name: "Configuration", dependencies: ["SystemSupport"]),
         .target(name: "ServiceLifecycle", dependencies: ["SystemSupport"]),
-        .target(name: "GatewayModel"),
+        .target(name: "GatewayModel", dependencies: ["JSON"]),
         // The command language every front end parses into, its typed results, and the action scheduler (no Cast, no I/O).
         .target(name: "Commands", dependencies: ["GatewayModel", "SystemSupport"]),
 

@@ -16,6 +16,7 @@ static struct {
     int (*standby_devices)(libcec_connection_t, cec_logical_address);
     int (*transmit)(libcec_connection_t, const cec_command *);
     cec_logical_addresses (*get_logical_addresses)(libcec_connection_t);
+    uint16_t (*get_device_physical_address)(libcec_connection_t, cec_logical_address);
     int8_t (*detect_adapters)(libcec_connection_t, cec_adapter_descriptor *, uint8_t, const char *, int);
 } cec;
 
@@ -51,6 +52,7 @@ static void load(void) {
     RESOLVE(transmit, "libcec_transmit");
     RESOLVE(get_logical_addresses, "libcec_get_logical_addresses");
     RESOLVE(detect_adapters, "libcec_detect_adapters");
+    RESOLVE(get_device_physical_address, "libcec_get_device_physical_address");
 #undef RESOLVE
     loaded = 1;
 }
@@ -96,4 +98,17 @@ cec_logical_addresses cg_cec_get_logical_addresses(libcec_connection_t connectio
 int8_t cg_cec_detect_adapters(libcec_connection_t connection, cec_adapter_descriptor *list, uint8_t size,
                               const char *path, int quick) {
     return loaded ? cec.detect_adapters(connection, list, size, path, quick) : -1;
+}
+uint16_t cg_cec_get_device_physical_address(libcec_connection_t connection, cec_logical_address address) {
+    return loaded ? cec.get_device_physical_address(connection, address) : 0xFFFF;
+}
+int cg_cec_set_command_handler(ICECCallbacks *callbacks, int (*handler)(void *, const cec_command *)) {
+#if CEC_LIB_VERSION_MAJOR >= 7
+    callbacks->commandHandler = handler;
+    return 1;
+#else
+    (void)callbacks;
+    (void)handler;
+    return 0;
+#endif
 }

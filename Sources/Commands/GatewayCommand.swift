@@ -73,6 +73,7 @@ public enum GatewayCommand: Sendable, Equatable {
         preset N               play preset N (0-9) from [presets]
         playlist               kiosk loop: the current item and position
         playlist reload | start | stop | next | prev   re-read the playlist file, start or stop the loop, skip
+        tv on | standby | input N   HDMI-CEC: wake the TV, put it in standby, show HDMI input N
         checkout               front desk: stop the guest's app, clear typed creds, reset volume, loop from item 1
         """
 
@@ -91,7 +92,7 @@ public enum GatewayCommand: Sendable, Equatable {
         switch self {
         case .action(let action):
             switch action {
-            case .selectNextDevice, .tvPowerOn, .tvStandby, .none: false
+            case .selectNextDevice, .tvPowerOn, .tvStandby, .tvSelectInput, .none: false
             default: true
             }
         case .subtitleTrack, .cast, .queue, .launch, .key, .checkout: true
@@ -187,6 +188,17 @@ public enum GatewayCommand: Sendable, Equatable {
             guard arguments.count == 1 else { throw UsageError("usage: key NAME (e.g. key KEY_PLAYPAUSE)") }
             self = .key(arguments[0].uppercased())
         case "checkout": self = try noArguments(.checkout)
+        case "tv":
+            switch arguments.map({ $0.lowercased() }) {
+            case ["on"]: self = .action(.tvPowerOn)
+            case ["standby"], ["off"]: self = .action(.tvStandby)
+            case let words where words.count == 2 && words[0] == "input":
+                guard let address = Action.tvInput(words[1]) else {
+                    throw UsageError("usage: tv input N (HDMI 1-15) or tv input A.B.C.D (a physical address)")
+                }
+                self = .action(.tvSelectInput(address))
+            default: throw UsageError("usage: tv on | tv standby | tv input N")
+            }
         case "playlist":
             switch arguments.map({ $0.lowercased() }) {
             case []: self = .playlist(.show)

@@ -9,10 +9,13 @@ import JSON
 ///      "app":"Default Media Receiver","appId":"CC1AD845","player":"PLAYING","title":"Big Buck Bunny",
 ///      "position":83.2,"duration":596,"volume":40,"muted":false,"error":null,
 ///      "inputs":{"cec":"ok","lirc":"cannot connect to /run/lirc/lircd"},
-///      "services":{"media":"media failed: ...; restarting"},"version":"1.4.0","uptime":3600}
+///      "services":{"media":"media failed: ...; restarting"},
+///      "tv":{"power":"on","input":"2.0.0.0","hdmi":2,"chromecast":true,"vendor":"00e091","vendorName":"LG","name":"TV"},
+///      "version":"1.4.0","uptime":3600}
 ///
 /// `services` holds the parts of the gateway that failed and are being
-/// restarted, while that lasts (`{}` when every part runs).
+/// restarted, while that lasts (`{}` when every part runs). `tv` is null
+/// without HDMI-CEC.
 public enum FleetStateDocument {
     /// The state at `now` (seconds on the gateway's monotonic clock).
     public static func render(_ state: GatewayState, extras: FleetStatusExtras, now: Duration) -> JSONValue {
@@ -44,6 +47,7 @@ public enum FleetStateDocument {
             "error": error,
             "inputs": .object(inputs),
             "services": .object(services),
+            "tv": state.tv?.json ?? .null,
             "version": .string(extras.version),
             "uptime": .number(Double(uptime)),
         ]

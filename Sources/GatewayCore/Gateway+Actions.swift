@@ -29,8 +29,8 @@ extension Gateway {
         case .selectNextDevice:
             try await selectNextDevice()
             return
-        case .tvPowerOn, .tvStandby:
-            try controlTV(on: action == .tvPowerOn)
+        case .tvPowerOn, .tvStandby, .tvSelectInput:
+            try controlTV(action)
             return
         default:
             break
@@ -56,7 +56,7 @@ extension Gateway {
         case .setPlaybackRate(let rate): try await client.setPlaybackRate(rate)
         case .launchApp: try await client.launch(launchSettings)
         case .stopApp: try await client.stopApplication()
-        case .none, .preset, .selectNextDevice, .tvPowerOn, .tvStandby: break
+        case .none, .preset, .selectNextDevice, .tvPowerOn, .tvStandby, .tvSelectInput: break
         }
     }
 

@@ -42,6 +42,7 @@ public actor Gateway {
     private var serviceFailures: [String: String] = [:]
     private var kioskProblem: String?
     private var tvControl: (any TVControl)?
+    private var tvStatus: TVStatus?
     /// Credentials typed at runtime (`creds`): they outlive reconnects and new
     /// clients (a named device that leaves and returns) until cleared. nil: none typed.
     private var typedCredentials: LaunchCredentials??
@@ -193,16 +194,30 @@ public actor Gateway {
     /// Whether TV power control (CEC) is set up.
     public var hasTVControl: Bool { tvControl != nil }
 
-    /// Powers the TV on or puts it in standby; throws when no CEC adapter is set up.
-    func controlTV(on: Bool) throws {
+    /// Powers the TV on, puts it in standby or switches its input; throws when no CEC adapter is set up.
+    func controlTV(_ action: Action) throws {
         guard let tvControl else {
-            throw GatewayError(.unavailable, "TV power control needs an HDMI-CEC adapter; none is set up ([cec] in the config)")
+            throw GatewayError(.unavailable, "TV control needs an HDMI-CEC adapter; none is set up ([cec] in the config)")
         }
-        if on {
-            tvControl.powerOnTV(selecting: nil)
-        } else {
-            tvControl.standbyTV()
+        switch action {
+        case .tvPowerOn: tvControl.powerOnTV(selecting: nil)
+        case .tvStandby: tvControl.standbyTV()
+        case .tvSelectInput(let address): tvControl.selectInput(address)
+        default: break
         }
+    }
+
+    /// What the CEC bus says about the TV (nil: CEC is not running).
+    public func setTVStatus(_ status: TVStatus?) {
+        // The TV's name comes from the bus: shown as every output may show it.
+        let status = status.map { status in
+            var status = status
+            status.osdName = status.osdName.map(shown)
+            return status
+        }
+        guard tvStatus != status else { return }
+        tvStatus = status
+        publish()
     }
 
     /// Records whether an input source works (`problem` nil) or why not.
@@ -423,6 +438,7 @@ public actor Gateway {
         state.kioskProblem = kioskProblem.map(shown)
         state.devices = discovery.devices
         state.discoveryProblem = discovery.problem
+        state.tv = tvStatus
         if let snapshot = clientState {
             state.deviceAddress = snapshot.deviceAddress
             state.deviceName = shown(discovery.devices.first { $0.address == snapshot.deviceAddress }?.name ?? snapshot.deviceAddress)
@@ -458,6 +474,7 @@ public actor Gateway {
             if case .failed(let error) = snapshot.authentication, error.code != .noTrustAnchors {
                 state.authenticationProblem = shown(error.message)
             }
+            state.receiverRunsApp = snapshot.receiver.map { $0.applications.contains { !$0.isIdleScreen } }
             state.volume = snapshot.receiver?.volume.level
             state.muted = snapshot.receiver?.volume.muted ?? false
             if let error = snapshot.lastError {

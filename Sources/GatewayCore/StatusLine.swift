@@ -93,6 +93,7 @@ extension StatusLine {
         object["authentication"] = .string(state.authentication)
         if state.audioOnly { object["audioOnly"] = .bool(true) }
         if let error = state.lastError { object["error"] = ["code": .string(error.code), "message": .string(error.message)] }
+        if let tv = state.tv { object["tv"] = tv.json }
         return JSONValue.object(object).serialized
     }
 

@@ -31,6 +31,8 @@ public enum Action: Sendable, Equatable, Hashable {
     case selectNextDevice
     case tvPowerOn
     case tvStandby
+    /// Switch the TV to the input with this physical address (0x2000 = HDMI 2).
+    case tvSelectInput(UInt16)
     case none
 
     /// Default step for volume keys.
@@ -67,6 +69,7 @@ public enum Action: Sendable, Equatable, Hashable {
         case .selectNextDevice: "next-device"
         case .tvPowerOn: "tv-on"
         case .tvStandby: "tv-standby"
+        case .tvSelectInput(let address): address & 0x0FFF == 0 ? "tv-input=\(address >> 12)" : "tv-input=\(physicalAddressText(address))"
         case .none: "none"
         }
     }
@@ -83,6 +86,11 @@ public enum Action: Sendable, Equatable, Hashable {
         ]
         if let action = simple[name] {
             self = action
+            return
+        }
+        if name.hasPrefix("tv-input=") {
+            guard let address = Action.tvInput(String(name.dropFirst("tv-input=".count))) else { return nil }
+            self = .tvSelectInput(address)
             return
         }
         func number(after prefix: String) -> Double? {
@@ -105,8 +113,15 @@ public enum Action: Sendable, Equatable, Hashable {
     public static let nameForms = [
         "play", "pause", "toggle", "stop", "next", "previous", "seek+N", "seek-N", "seek=N", "volume-up[:PERCENT]",
         "volume-down[:PERCENT]", "volume=PERCENT", "mute", "mute-on", "mute-off", "subtitles", "subtitles-off", "audio-track", "rate=R",
-        "launch-app", "stop-app", "preset-0..9", "next-device", "tv-on", "tv-standby", "none",
+        "launch-app", "stop-app", "preset-0..9", "next-device", "tv-on", "tv-standby", "tv-input=N", "none",
     ]
+
+    /// An HDMI input as typed: its number (`2`: 2.0.0.0) or a physical address (`2.1.0.0`).
+    public static func tvInput(_ text: String) -> UInt16? {
+        if let port = UInt16(text), (1...15).contains(port) { return port << 12 }
+        guard let address = parsePhysicalAddress(text), address != 0, address != 0xFFFF else { return nil }
+        return address
+    }
 
     /// `30`, `2.5`, `1e+300`: never traps, whatever the value.
     private static func format(_ value: Double) -> String {

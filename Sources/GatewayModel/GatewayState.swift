@@ -95,6 +95,12 @@ public struct GatewayState: Sendable, Equatable {
     public var authenticationProblem: String?
     /// The receiver's certificate marks it audio-only: send no video.
     public var audioOnly = false
+    /// Whether the receiver's own status lists an app (other than its idle
+    /// screen): known from its first RECEIVER_STATUS, before the gateway
+    /// joins the app (`appID`); nil until that status is read.
+    public var receiverRunsApp: Bool?
+    /// The TV as the CEC bus shows it; nil when HDMI-CEC is not set up.
+    public var tv: TVStatus?
 
     /// The longest title, name or message a snapshot carries (the core cuts longer ones).
     public static let maximumTextLength = 256

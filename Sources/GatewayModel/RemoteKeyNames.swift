@@ -14,7 +14,13 @@ public enum RemoteKeyNames {
         "SELECT_MEDIA_FUNCTION", "SELECT_AV_INPUT_FUNCTION", "SELECT_AUDIO_INPUT_FUNCTION", "POWER_TOGGLE_FUNCTION",
         "POWER_OFF_FUNCTION", "POWER_ON_FUNCTION", "F1_BLUE", "F2_RED", "F3_GREEN", "F4_YELLOW", "F5", "DATA",
         "AN_RETURN", "AN_CHANNELS_LIST",
-    ] + (0...9).map { "NUMBER\($0)" })
+    ] + (0...9).map { "NUMBER\($0)" } + (0...255).map { vendorKey(UInt8($0)) })
+
+    /// A TV vendor's own remote key code (<Vendor Remote Button Down>), e.g. `VENDOR_91`.
+    public static func vendorKey(_ code: UInt8) -> String {
+        let hex = String(code, radix: 16, uppercase: true)
+        return "VENDOR_" + (hex.count == 1 ? "0" + hex : hex)
+    }
 
     /// Linux input key names that TV and media remotes produce (LIRC's
     /// devinput remote and evdev use these).

@@ -63,6 +63,13 @@ public struct TVPowerPolicy: Sendable {
         return nil
     }
 
+    /// Takes an app found running (or not) as the starting point, without
+    /// calling it a cast that starts: the gateway starts, or reconnects, while
+    /// something plays, and the TV is left as it is.
+    public mutating func assume(appRunning: Bool) {
+        hadApp = appRunning
+    }
+
     /// When the next check is due (for a timer), or nil.
     public func nextCheck(after now: Duration) -> Duration? {
         guard let standbyAfter, let idleSince, !standbySent else { return nil }

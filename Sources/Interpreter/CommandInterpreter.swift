@@ -176,6 +176,7 @@ public struct CommandInterpreter: Sendable {
         if state.link == .connected {
             lines.append("  device authentication: \(state.authentication)" + (state.authenticationProblem.map { ": \($0)" } ?? ""))
         }
+        if let tv = state.tv { lines.append("  tv: \(tv.summary)") }
         for (_, problem) in state.serviceProblems.sorted(by: { $0.key < $1.key }) { lines.append("  \(problem)") }
         for (_, failure) in state.serviceFailures.sorted(by: { $0.key < $1.key }) { lines.append("  \(failure)") }
         for (source, problem) in state.inputProblems.sorted(by: { $0.key < $1.key }) {

@@ -26,9 +26,11 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
 
     public let settings: CecSettings
     private let sink: InputSink
+    /// What the bus says (power, inputs, audio questions): for the core's TV machine.
+    private let bus: AsyncStream<TVBusEvent>.Continuation?
     let queue = DispatchQueue(label: "cast-gateway.cec")
     private let logger = Logger(label: "cec")
-    // On `queue` only (callbacks touch only `sink`, `queue` and `logger`):
+    // On `queue` only (callbacks touch only `sink`, `bus`, `queue`, `logger` and the immutable settings):
     private var connection: libcec_connection_t?
     /// A passive second handle on a kernel adapter, watched for its removal.
     private var removalWatch: DispatchSourceRead?
@@ -37,9 +39,10 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
     private let configuration = UnsafeMutablePointer<libcec_configuration>.allocate(capacity: 1)
     private let callbacks = UnsafeMutablePointer<ICECCallbacks>.allocate(capacity: 1)
 
-    public init(settings: CecSettings, sink: InputSink) {
+    public init(settings: CecSettings, sink: InputSink, bus: AsyncStream<TVBusEvent>.Continuation? = nil) {
         self.settings = settings
         self.sink = sink
+        self.bus = bus
         configuration.initialize(to: libcec_configuration())
         callbacks.initialize(to: ICECCallbacks())
     }
@@ -99,6 +102,25 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
         }
     }
 
+    public func selectInput(_ physicalAddress: UInt16) {
+        queue.async {
+            guard let connection = self.connection else { return }
+            self.broadcastSetStreamPath(physicalAddress, on: connection)
+        }
+    }
+
+    /// Sends `message` from the gateway's logical address.
+    public func send(_ message: TVBusMessage) {
+        queue.async {
+            guard let connection = self.connection else { return }
+            var command = CecSource.command(for: message)
+            command.initiator = cg_cec_get_logical_addresses(connection).primary
+            if cg_cec_transmit(connection, &command) != 1 {
+                self.logger.info("CEC message \(message.body) to \(message.destination) was not acknowledged")
+            }
+        }
+    }
+
     /// Broadcasts <Set Stream Path> (opcode 0x86): the TV switches to the
     /// input with that physical address. libcec's own helper only acts on
     /// devices it has already seen, so the message is built here.
@@ -147,6 +169,18 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
             guard let parameter else { return }
             Unmanaged<CecSource>.fromOpaque(parameter).takeUnretainedValue().alerted(alert)
         }
+        callbacks.pointee.commandReceived = { parameter, command in
+            guard let parameter, let command else { return }
+            Unmanaged<CecSource>.fromOpaque(parameter).takeUnretainedValue().received(command.pointee)
+        }
+        if settings.role == .audioSystem {
+            // libcec 7: the gateway answers <Give Audio Status> itself (libcec
+            // would say "unknown"); libcec 6 answers too, and the gateway repeats its answer.
+            _ = cg_cec_set_command_handler(callbacks) { _, command in
+                guard let command else { return 0 }
+                return command.pointee.opcode == CEC_OPCODE_GIVE_AUDIO_STATUS && command.pointee.destination == CECDEVICE_AUDIOSYSTEM ? 1 : 0
+            }
+        }
         configuration.pointee.callbacks = callbacks
         configuration.pointee.callbackParam = Unmanaged.passUnretained(self).toOpaque()
     }
@@ -189,6 +223,9 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
         logger.notice("CEC adapter \(port) open as \(settings.role.rawValue) \"\(settings.osdName)\"")
         self.connection = connection
         if adapter.adapterType == ADAPTERTYPE_LINUX { watchForRemoval(of: text(adapter.strComPath)) }
+        let logical = cg_cec_get_logical_addresses(connection).primary
+        let physical = cg_cec_get_device_physical_address(connection, logical)
+        bus?.yield(.opened(physicalAddress: physical, logicalAddress: UInt8(truncatingIfNeeded: logical.rawValue)))
     }
 
     /// libcec reports a USB adapter's loss, but not a kernel adapter going away
@@ -248,6 +285,7 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
         cg_cec_close(connection)
         cg_cec_destroy(connection)
         self.connection = nil
+        bus?.yield(.closed)
     }
 
     // MARK: Callbacks (libcec's threads)
@@ -259,6 +297,20 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
         var event = InputEvent(source: .cec, key: CecKeyCodes.name(for: code))
         event.receivedAt = ContinuousClock.now
         sink.yield(event)
+    }
+
+    /// Every command libcec received: vendor keys become key events, the
+    /// rest goes to the core as values (copied here: libcec reuses the struct).
+    private func received(_ command: cec_command) {
+        guard let message = CecSource.message(from: command) else { return }
+        if case .vendorRemoteButtonDown(let codes) = message.body {
+            guard let code = codes.first else { return }
+            var event = InputEvent(source: .cec, key: CecKeyCodes.vendorName(for: code))
+            event.receivedAt = ContinuousClock.now
+            sink.yield(event)
+            return
+        }
+        bus?.yield(.received(message))
     }
 
     private func alerted(_ alert: libcec_alert) {
@@ -293,4 +345,8 @@ enum CecKeyCodes {
     }()
 
     static func name(for code: UInt8) -> String { names[code] ?? "CEC_\(code)" }
+
+    /// A vendor's own remote key (<Vendor Remote Button Down>, which libcec
+    /// passes on without a name): `VENDOR_91` for code 0x91.
+    static func vendorName(for code: UInt8) -> String { RemoteKeyNames.vendorKey(code) }
 }

@@ -261,6 +261,25 @@ final class TVPowerPolicyTests: XCTestCase {
         XCTAssertThrowsError(try parse("[cec]\ntv-input = 1.0.0.G\n"))
         XCTAssertThrowsError(try parse("[cec]\nstandby-after = soon\n"))
     }
+
+    func testWhatTheGatewayDoesWhenTheTVChangesEachValueAndTheDefaults() throws {
+        func parse(_ text: String) throws -> TVReactions {
+            try DaemonSettings(file: try ConfigFile(path: "g.conf", text: "[cec]\n" + text), board: nil).cec.reactions
+        }
+        XCTAssertEqual(try parse(""), TVReactions(onStandby: .pause, onInputAway: .pause, onInputBack: .none, onTVOn: .none))
+        for value in TVReactions.OnStandby.allCases { XCTAssertEqual(try parse("on-tv-standby = \(value.rawValue)\n").onStandby, value) }
+        for value in TVReactions.OnInputAway.allCases { XCTAssertEqual(try parse("on-input-away = \(value.rawValue)\n").onInputAway, value) }
+        for value in TVReactions.Resume.allCases {
+            XCTAssertEqual(try parse("on-input-back = \(value.rawValue)\n").onInputBack, value)
+            XCTAssertEqual(try parse("on-tv-on = \(value.rawValue)\n").onTVOn, value)
+        }
+        for (text, key, expected) in [("on-tv-standby = off", "on-tv-standby", "pause, stop or none"), ("on-input-away = stop", "on-input-away", "pause or none"),
+                                      ("on-input-back = resume", "on-input-back", "none or play"), ("on-tv-on = yes", "on-tv-on", "none or play")] {
+            XCTAssertThrowsError(try parse("\n" + text + "\n")) { error in
+                XCTAssertTrue("\(error)".contains("g.conf:3: [cec] \(key)") && "\(error)".contains(expected), "\(error)")
+            }
+        }
+    }
 }
 
 final class RecurringProblemTests: XCTestCase {

@@ -67,9 +67,17 @@ final class FleetStateDocumentTests: XCTestCase {
         state.volume = 0.404
         state.inputProblems = ["lirc": "cannot connect to /run/lirc/lircd"]
         state.serviceFailures = ["kiosk": "kiosk failed: x; restarting"]
+        var tv = TVStatus()
+        tv.connected = true
+        tv.power = .on
+        tv.castInput = 0x2000
+        tv.activeSource = 0x2000
+        tv.vendorID = 0x00E091
+        tv.osdName = "TV"
+        state.tv = tv
         let extras = FleetStatusExtras(version: "1.4.0", startedAt: .seconds(40), inputs: ["cec", "lirc"])
         let document = FleetStateDocument.render(state, extras: extras, now: .milliseconds(103_240))
-        XCTAssertEqual(document.serialized, #"{"link":"connected","device":{"name":"Living Room TV","id":"4f1c","address":"192.168.1.20:8009"},"app":"Default Media Receiver","appId":"CC1AD845","player":"PLAYING","title":"Big \"Buck\" Bunny","position":83.2,"duration":596,"volume":40,"muted":false,"error":null,"inputs":{"cec":"ok","lirc":"cannot connect to /run/lirc/lircd"},"services":{"kiosk":"kiosk failed: x; restarting"},"version":"1.4.0","uptime":63}"#)
+        XCTAssertEqual(document.serialized, #"{"link":"connected","device":{"name":"Living Room TV","id":"4f1c","address":"192.168.1.20:8009"},"app":"Default Media Receiver","appId":"CC1AD845","player":"PLAYING","title":"Big \"Buck\" Bunny","position":83.2,"duration":596,"volume":40,"muted":false,"error":null,"inputs":{"cec":"ok","lirc":"cannot connect to /run/lirc/lircd"},"services":{"kiosk":"kiosk failed: x; restarting"},"tv":{"power":"on","input":"2.0.0.0","hdmi":2,"chromecast":true,"vendor":"00e091","vendorName":"LG","name":"TV"},"version":"1.4.0","uptime":63}"#)
     }
 
     func testIdleStateHasEveryMemberAsNull() {
@@ -77,6 +85,6 @@ final class FleetStateDocumentTests: XCTestCase {
         state.lastError = GatewayState.Problem(code: "device-unavailable", message: "no answer")
         state.volume = .nan
         let document = FleetStateDocument.render(state, extras: FleetStatusExtras(version: "1", startedAt: .seconds(5)), now: .seconds(1))
-        XCTAssertEqual(document.serialized, #"{"link":"no-device","device":{"name":"","id":null,"address":""},"app":null,"appId":null,"player":"NONE","title":null,"position":null,"duration":null,"volume":null,"muted":false,"error":{"code":"device-unavailable","message":"no answer"},"inputs":{},"services":{},"version":"1","uptime":0}"#)
+        XCTAssertEqual(document.serialized, #"{"link":"no-device","device":{"name":"","id":null,"address":""},"app":null,"appId":null,"player":"NONE","title":null,"position":null,"duration":null,"volume":null,"muted":false,"error":{"code":"device-unavailable","message":"no answer"},"inputs":{},"services":{},"tv":null,"version":"1","uptime":0}"#)
     }
 }

@@ -10,12 +10,12 @@ final class ActionAndCommandTests: XCTestCase {
         let actions: [Action] = [
             .play, .pause, .toggle, .stop, .next, .previous, .seekBy(30), .seekBy(-10), .seekTo(90), .volumeUp(0.05),
             .volumeDown(0.05), .volumeUp(0.1), .setVolume(0.4), .toggleMute, .cycleSubtitles, .subtitlesOff, .cycleAudioTrack,
-            .setPlaybackRate(1.5), .launchApp, .stopApp, .preset(0), .preset(9), .selectNextDevice, .tvPowerOn, .tvStandby, .none,
+            .setPlaybackRate(1.5), .launchApp, .stopApp, .preset(0), .preset(9), .selectNextDevice, .tvPowerOn, .tvStandby, .tvSelectInput(0x2000), .tvSelectInput(0x2100), .none,
         ]
         for action in actions {
             XCTAssertEqual(Action(name: action.name), action, action.name)
         }
-        for bad in ["", "seek+", "seek+0", "volume=101", "preset-10", "preset-1.5", "rate=3", "PLAY", "volume-up:0"] {
+        for bad in ["", "tv-input=0", "tv-input=16", "tv-input=0.0.0.0", "tv-input=1.0.0", "seek+", "seek+0", "volume=101", "preset-10", "preset-1.5", "rate=3", "PLAY", "volume-up:0"] {
             XCTAssertNil(Action(name: bad), bad)
         }
     }
@@ -32,6 +32,8 @@ final class ActionAndCommandTests: XCTestCase {
             ("creds abc def", .credentials("abc def")), ("creds clear", .credentials(nil)), ("log debug", .logLevel(.debug)),
             ("json on", .json(true)), ("use Living Room", .use("Living Room")), ("status", .status), ("version", .version),
             ("devices", .devices(matching: nil)), ("devices  Room 4", .devices(matching: "Room 4")),
+            ("tv on", .action(.tvPowerOn)), ("tv standby", .action(.tvStandby)), ("tv input 2", .action(.tvSelectInput(0x2000))),
+            ("tv input 2.1.0.0", .action(.tvSelectInput(0x2100))),
         ]
         for (line, expected) in cases {
             XCTAssertEqual(try GatewayCommand(parsing: line.trimmingSpaces()), expected, line)
@@ -43,6 +45,7 @@ final class ActionAndCommandTests: XCTestCase {
             ("dance", "unknown command 'dance' (try 'help')"), ("seek", "usage: seek"), ("seek 1:75", "usage: seek"),
             ("vol 101", "usage: vol"), ("vol loud", "usage: vol"), ("play now", "'play' takes no arguments"),
             ("cast notaurl", "usage: cast"), ("launch", "usage: launch"), ("log shout", "usage: log"), ("subs maybe", "usage: subs"),
+            ("tv", "usage: tv on"), ("tv input 0", "usage: tv input N"), ("tv input sixteen", "usage: tv input N"), ("tv dance", "usage: tv on"),
         ]
         for (line, fragment) in cases {
             XCTAssertThrowsError(try GatewayCommand(parsing: line), line) { error in
@@ -117,5 +120,24 @@ final class StatusAnnouncerTests: XCTestCase {
         var connected = state
         connected.link = .connected
         XCTAssertEqual(announcer.announcement(for: connected, now: 0), "* IDLE")
+    }
+}
+
+final class TVStatusOutputTests: XCTestCase {
+    func testStatusAndTheConsolesJSONShowTheTV() async {
+        let gateway = Gateway(settings: GatewaySettings(), connector: { _, _ in throw CancellationError() })
+        var tv = TVStatus()
+        tv.connected = true
+        tv.power = .on
+        tv.castInput = 0x2000
+        tv.activeSource = 0x2000
+        await gateway.setTVStatus(tv)
+        let lines = await CommandInterpreter(gateway: gateway, version: "1").run("status")
+        XCTAssertTrue(lines.contains("  tv: on, showing HDMI 2 (the Chromecast)"), "\(lines)")
+        let json = StatusLine.json(await gateway.state, now: 0)
+        XCTAssertTrue(json.contains(#""tv":{"power":"on","input":"2.0.0.0","hdmi":2,"chromecast":true,"vendor":null,"vendorName":null,"name":null}"#), json)
+        await gateway.setTVStatus(nil)
+        let without = await CommandInterpreter(gateway: gateway, version: "1").run("status")
+        XCTAssertFalse(without.contains { $0.hasPrefix("  tv:") }, "no CEC, no tv line")
     }
 }

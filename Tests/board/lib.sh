@@ -119,3 +119,47 @@ start_gateway() {
     pids+=("$gateway_pid")
     wait_for "$RESULTS/gateway.log" "* IDLE" 60
 }
+
+# Sends one CEC message as the TV (cec-ctl options, e.g. --to 15 --standby).
+tv_says() { cec-ctl -d "$TV_CEC" "$@" > /dev/null; }
+
+# How many Cast messages of type $1 (e.g. PAUSE, PLAY\\\") the receiver got.
+cast_messages() { count_lines "$RESULTS/sim.jsonl" "\\\"type\\\\\":\\\\\"$1"; }
+
+# How many messages with opcode name $1 the TV received from the gateway
+# (its monitor also shows what the TV itself sent: those are left out).
+tv_received() { grep -v "Transmitted" "$RESULTS/tv-monitor.log" 2>/dev/null | grep -c -- "$1" || true; }
+
+# Waits until the TV received more than $2 messages with text $1 from the gateway.
+wait_for_tv_received() {  # wait_for_tv_received TEXT COUNT [SECONDS]
+    for _ in $(seq 1 $((${3:-30} * 10))); do [ "$(tv_received "$1")" -gt "$2" ] && return 0; sleep 0.1; done
+    fail "the TV received no new '$1' (still $2)"
+}
+
+# Starts watching the TV's side of the bus into $RESULTS/tv-monitor.log.
+monitor_tv() {
+    cec-ctl -d "$TV_CEC" --monitor >> "$RESULTS/tv-monitor.log" 2>&1 &
+    pids+=($!)
+}
+
+# Unplugs the CEC adapters (vivid unbound from its platform device, as a USB
+# adapter's disconnect would) and waits for the gateway to notice.
+unplug_cec() {
+    umount -l /dev/cec0
+    [ -e /sys/bus/platform/drivers/vivid/vivid.0 ] || fail "vivid.0 is not bound to the vivid driver"
+    echo vivid.0 > /sys/bus/platform/drivers/vivid/unbind
+    [ ! -e /dev/cec1 ] || fail "/dev/cec1 is still there after unbinding vivid"
+    wait_for "$RESULTS/gateway.log" "CEC adapter /dev/cec0 went away" 30
+}
+
+# Plugs them back and rebuilds the TV's side. The gateway is held still
+# meanwhile: it would otherwise claim the TV's end (/dev/cec0, before cec1 is
+# bound over it) on its retry.
+replug_cec() {
+    kill -STOP "$gateway_pid"
+    echo vivid.0 > /sys/bus/platform/drivers/vivid/bind
+    for _ in $(seq 1 100); do [ -e /dev/cec1 ] && break; sleep 0.1; done
+    rm -f "$TV_CEC"
+    setup_cec_tv
+    kill -CONT "$gateway_pid"
+}

@@ -4,6 +4,7 @@
 //   json [--members N] [--count RUNS]          parse time of an N-member object vs an N-element array
 //   fleet-node --broker URL --room R [--device HOST:PORT] [--groups A,B]   one MQTT fleet room (FleetNode.swift)
 //   serve    --root DIR [--port N]            the media server alone (bench/media-server.sh)
+//   cec-latency --device HOST:PORT [--count N]   libcec key callback -> frame written, on the virtual board (bench/cec-latency.sh)
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -97,13 +98,36 @@ final class LircdInjector: @unchecked Sendable {
 
 /// lircd line read -> Cast frame written, through the daemon's own input path
 /// (LircSource -> RemoteControl -> ActionScheduler -> Gateway -> TLS).
-func inputLatency(device: String, lircdSocket: String, count: Int) async throws {
+/// A gateway connected to `device` and playing, its writes measured, and the scheduler keys go through.
+func playingGateway(device: String) async throws -> (Gateway, CurrentStream, ActionScheduler) {
     let measuring = CurrentStream()
     let gateway = try makeGateway(device: device, measuring: measuring)
     await gateway.start()
     try await gateway.waitUntilConnected(timeout: .seconds(10))
     try await gateway.cast(CastRequest(url: "http://media.test/bench.mp4", title: "Bench"))
-    let scheduler = ActionScheduler { action in try? await gateway.perform(action) }
+    return (gateway, measuring, ActionScheduler { action in try? await gateway.perform(action) })
+}
+
+/// `NAME events=N p50_us=… p99_us=… max_us=…`, the line bench scripts read.
+func printLatencies(_ name: String, _ unsorted: [Double]) {
+    let samples = unsorted.sorted()
+    StandardOutput.line("\(name) events=\(samples.count) p50_us=\(Int(percentile(samples, 0.5))) p99_us=\(Int(percentile(samples, 0.99))) max_us=\(Int(samples.last ?? 0))")
+}
+
+/// From a key's arrival to the first frame written after it, once the
+/// command finished: waits sleeping, not spinning.
+func microsecondsToFrame(since received: ContinuousClock.Instant, measuring: CurrentStream, scheduler: ActionScheduler) async throws -> Double {
+    var written: ContinuousClock.Instant?
+    while written == nil {
+        written = measuring.value?.firstCompletion(after: received)
+        if written == nil { try await Task.sleep(for: .microseconds(100)) }
+    }
+    while !(await scheduler.isIdle) { try await Task.sleep(for: .microseconds(100)) }
+    return ((written ?? received) - received).seconds * 1e6
+}
+
+func inputLatency(device: String, lircdSocket: String, count: Int) async throws {
+    let (gateway, measuring, scheduler) = try await playingGateway(device: device)
     let remote = RemoteControl(keymaps: [.lirc: Keymap.standard(for: .lirc)], scheduler: scheduler) { _, _ in }
     let connected = AsyncStream<Void>.makeStream()
     let (events, sink) = InputEvent.makeStream()
@@ -120,18 +144,33 @@ func inputLatency(device: String, lircdSocket: String, count: Int) async throws 
         await injector.simulate(index % 2 == 0 ? "0000000000000077 00 KEY_PAUSE devinput-64" : "00000000000000cf 00 KEY_PLAY devinput-64")
         guard let event = await iterator.next(), let received = event.receivedAt else { break }
         await remote.handle(event)
-        // Wait (sleeping, not spinning) for the frame and for the command to finish.
-        var written: ContinuousClock.Instant?
-        while written == nil {
-            written = measuring.value?.firstCompletion(after: received)
-            if written == nil { try await Task.sleep(for: .microseconds(100)) }
-        }
-        while !(await scheduler.isIdle) { try await Task.sleep(for: .microseconds(100)) }
-        samples.append((written! - received).seconds * 1e6)
+        samples.append(try await microsecondsToFrame(since: received, measuring: measuring, scheduler: scheduler))
     }
-    samples.sort()
-    StandardOutput.line("input events=\(samples.count) p50_us=\(Int(percentile(samples, 0.5))) p99_us=\(Int(percentile(samples, 0.99))) max_us=\(Int(samples.last ?? 0))")
+    printLatencies("input", samples)
     lircTask.cancel()
+    await gateway.stop()
+}
+
+/// CEC key (libcec's callback, on the virtual board: the TV's keys come from
+/// `cec-ctl` on vivid's other adapter) -> Cast frame written.
+func cecLatency(device: String, count: Int) async throws {
+    let (gateway, measuring, scheduler) = try await playingGateway(device: device)
+    let remote = RemoteControl(keymaps: [.cec: Keymap.standard(for: .cec)], scheduler: scheduler) { _, _ in }
+    let (events, sink) = InputEvent.makeStream()
+    let cec = CecSource(settings: CecSettings(role: .playback, osdName: "Bench"), sink: sink).service { problem in
+        // The script starts sending keys once it reads this line.
+        if problem == nil { StandardOutput.line("cec open") } else { StandardOutput.line("cec problem: \(problem ?? "")") }
+    }
+    let cecTask = Task { try? await cec.run() }
+    var samples: [Double] = []
+    var iterator = events.makeAsyncIterator()
+    while samples.count < count {
+        guard let event = await iterator.next(), let received = event.receivedAt else { break }
+        await remote.handle(event)
+        samples.append(try await microsecondsToFrame(since: received, measuring: measuring, scheduler: scheduler))
+    }
+    printLatencies("cec", samples)
+    cecTask.cancel()
     await gateway.stop()
 }
 
@@ -158,7 +197,8 @@ func benchMain() async -> Int32 {
         case "input-latency":
             guard let socket = lircdSocketOption else { throw UsageError("--lircd-socket PATH is required") }
             try await inputLatency(device: device, lircdSocket: socket, count: count)
-        default: throw UsageError("usage: cast-gateway-bench latency|scenario|input-latency --device HOST:PORT [--count N] [--lircd-socket PATH] | json [--members N] [--count RUNS] | fleet-node --broker URL --room R")
+        case "cec-latency": try await cecLatency(device: device, count: count)
+        default: throw UsageError("usage: cast-gateway-bench latency|scenario|input-latency|cec-latency --device HOST:PORT [--count N] [--lircd-socket PATH] | json [--members N] [--count RUNS] | fleet-node --broker URL --room R")
         }
         return 0
     } catch {

@@ -21,6 +21,10 @@ int cg_cec_power_on_devices(libcec_connection_t connection, cec_logical_address 
 int cg_cec_standby_devices(libcec_connection_t connection, cec_logical_address address);
 int cg_cec_transmit(libcec_connection_t connection, const cec_command *command);
 cec_logical_addresses cg_cec_get_logical_addresses(libcec_connection_t connection);
+uint16_t cg_cec_get_device_physical_address(libcec_connection_t connection, cec_logical_address address);
+/// libcec 7's `commandHandler` callback (a command it returns 1 for is the
+/// client's to answer, not libcec's). Returns 0, setting nothing, with libcec 6.
+int cg_cec_set_command_handler(ICECCallbacks *callbacks, int (*handler)(void *, const cec_command *));
 int8_t cg_cec_detect_adapters(libcec_connection_t connection, cec_adapter_descriptor *list, uint8_t size,
                               const char *path, int quick);
 

@@ -4,9 +4,10 @@ import RemoteInput
 import ServiceLifecycle
 import SystemSupport
 
-/// The CEC adapter (reopened with backoff) and, when configured, the TV
-/// power policy that uses it. The gateway's `tv-on` / `tv-standby` go to
-/// this adapter while it runs.
+/// The CEC adapter (reopened with backoff) and the TV machine that follows
+/// the TV on its bus and uses it (power policy, reactions, system audio).
+/// The gateway's `tv on` / `tv standby` / `tv input` go through the machine
+/// while it runs.
 struct CecService: Service {
     let name = "cec"
     let settings: CecSettings
@@ -16,8 +17,12 @@ struct CecService: Service {
     let timeSource: any TimeSource
 
     func run() async throws {
-        let source = CecSource(settings: settings, sink: sink)
-        await gateway.setTVControl(source)
+        let (busEvents, bus) = AsyncStream.makeStream(of: TVBusEvent.self, bufferingPolicy: .bufferingNewest(256))
+        let source = CecSource(settings: settings, sink: sink, bus: bus)
+        let configuration = TVMachineConfiguration(power: settings.tvPower, reactions: settings.reactions,
+                                                   audioSystem: settings.role == .audioSystem)
+        let machine = TVService(gateway: gateway, configuration: configuration, device: source, busEvents: busEvents)
+        await gateway.setTVControl(machine.control)
         let expected = self.expected, gateway = self.gateway
         let adapter = source.service(timeSource: timeSource) { problem in
             if expected { await gateway.setInputProblem(problem, for: "cec") }
@@ -26,11 +31,11 @@ struct CecService: Service {
         // the TV control is withdrawn on every way out.
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await adapter.run() }
-                if settings.tvPower.isActive {
-                    let policy = TVPowerService(gateway: gateway, settings: settings.tvPower, control: source)
-                    group.addTask { try await policy.run() }
+                group.addTask {
+                    defer { bus.finish() }
+                    try await adapter.run()
                 }
+                group.addTask { try await machine.run() }
                 try await group.waitForAll()
             }
         } catch {

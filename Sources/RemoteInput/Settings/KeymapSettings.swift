@@ -54,7 +54,7 @@ public struct KeymapSettings: Sendable, Equatable {
         switch source {
         case .cec:
             return RemoteKeyNames.cec.contains(key) ? nil
-                : "unknown CEC key '\(key)'; use libcec's names such as PLAY, PAUSE, VOLUME_UP, NUMBER1, F2_RED"
+                : "unknown CEC key '\(key)'; use libcec's names such as PLAY, PAUSE, VOLUME_UP, NUMBER1, F2_RED, or VENDOR_XX for a vendor's key code XX (hex)"
         case .evdev:
             return RemoteKeyNames.linuxInput.contains(key) ? nil
                 : "unknown input key '\(key)'; use Linux key names such as KEY_PLAY, KEY_VOLUMEUP, KEY_1"

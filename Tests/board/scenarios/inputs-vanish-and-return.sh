@@ -22,11 +22,7 @@ send_ir 0x0401; wait_for "$RESULTS/gateway.log" '* PLAYING "Board Channel"' 30
 kill "$lircd_pid"; wait "$lircd_pid" 2>/dev/null || true
 rmmod rc-loopback || fail "cannot unload rc-loopback"
 wait_for "$RESULTS/gateway.log" "lost lircd" 30
-umount -l /dev/cec0
-[ -e /sys/bus/platform/drivers/vivid/vivid.0 ] || fail "vivid.0 is not bound to the vivid driver"
-echo vivid.0 > /sys/bus/platform/drivers/vivid/unbind
-[ ! -e /dev/cec1 ] || fail "/dev/cec1 is still there after unbinding vivid"
-wait_for "$RESULTS/gateway.log" "CEC adapter /dev/cec0 went away" 30
+unplug_cec
 kill -0 "$gateway_pid" || fail "the gateway died when its inputs vanished"
 # The session was never touched: one LAUNCH, and the receiver still plays.
 [ "$(count_lines "$RESULTS/sim.jsonl" '\"type\\":\\"LAUNCH')" -eq 1 ] || fail "the gateway relaunched"
@@ -34,14 +30,7 @@ kill -0 "$gateway_pid" || fail "the gateway died when its inputs vanished"
 # Return, in the other order.
 lircd_connects=$(count_lines "$RESULTS/gateway.log" "connected to lircd")
 cec_opens=$(count_lines "$RESULTS/gateway.log" "open as playback")
-# The gateway is held still while the bus is rebuilt: it would otherwise
-# claim the TV's end (/dev/cec0, before cec1 is bound over it) on its retry.
-kill -STOP "$gateway_pid"
-echo vivid.0 > /sys/bus/platform/drivers/vivid/bind
-for _ in $(seq 1 100); do [ -e /dev/cec1 ] && break; sleep 0.1; done
-rm -f "$TV_CEC"
-setup_cec_tv
-kill -CONT "$gateway_pid"
+replug_cec
 load_module rc-loopback
 setup_rc_loopback
 start_lircd

@@ -8,6 +8,7 @@ keys=200
 setup_cec_tv
 "$BIN/cast-receiver-sim" --port 8009 --log-level warning > /tmp/sim.out 2>&1 &
 pids+=($!)
+wait_for /tmp/sim.out "listening" 30
 "$BIN/cast-gateway-bench" cec-latency --device 127.0.0.1:8009 --count "$keys" > "$RESULTS/cec-latency.txt" 2>&1 &
 bench=$!
 pids+=("$bench")

@@ -321,6 +321,24 @@ final class TVMachineTests: XCTestCase {
         XCTAssertEqual(driver.tvCommands, [.powerOn(selecting: 0x2000)])
     }
 
+    /// The client applies the receiver's first status (naming the app that
+    /// plays) one snapshot before it says connected: that app was found, not
+    /// started (the board showed a power-on at start from exactly this).
+    func testAnAppNamedWhileStillConnectingIsFoundRunningNotStarted() {
+        var driver = TVDriver(TVMachineConfiguration(power: .init(powerOnWhenCasting: true, input: 0x2000)))
+        var starting = GatewayState()
+        starting.link = .connecting
+        driver.handle(.snapshot(starting))
+        starting.receiverRunsApp = true
+        starting.appID = "CC1AD845"
+        driver.handle(.snapshot(starting))
+        starting.link = .connected
+        driver.handle(.snapshot(starting))
+        driver.receiver(.playing)
+        driver.open()
+        XCTAssertEqual(driver.tvCommands, [], "a cast found playing at start does not wake the TV")
+    }
+
     func testIdleStandbyLeavesATVThatShowsAnotherInputOn() {
         var driver = TVDriver(TVMachineConfiguration(power: .init(input: 0x2000, standbyAfter: .seconds(60))))
         driver.open()

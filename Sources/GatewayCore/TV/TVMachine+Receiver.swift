@@ -24,7 +24,10 @@ extension TVMachine {
             state.receiverBaseline = true
             state.powerPolicy.assume(appRunning: runsApp)
         }
-        state.appRunning = snapshot.receiverRunsApp ?? (snapshot.appID != nil)
+        // Off the link nothing is casting for the policy: the client applies
+        // the receiver's first status (naming what plays) one snapshot before
+        // it says connected, and that app was found, not started.
+        state.appRunning = connected && (snapshot.receiverRunsApp ?? (snapshot.appID != nil))
         state.linkConnected = connected
         if state.receiverBaseline || !connected {
             if let command = state.powerPolicy.update(appRunning: state.appRunning, connected: connected, now: now) {

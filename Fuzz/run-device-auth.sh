@@ -17,6 +17,8 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$REPO/build/fuzz-device-auth
 # shellcheck source=Support/report-finding.sh
 . "$REPO/Fuzz/Support/report-finding.sh"
+# shellcheck source=Support/limits.sh
+. "$REPO/Fuzz/Support/limits.sh"
 rm -rf "$OUT/modules" "$OUT/corpus" "$OUT/pki"
 mkdir -p "$OUT/modules" "$OUT/corpus" "$OUT/artifacts"
 
@@ -57,14 +59,14 @@ done
 echo "fuzz (device auth): running for ${SECONDS_TO_RUN} s"
 log=$OUT/fuzz.log
 status=0
-CAST_FUZZ_PKI=$OUT/pki "$OUT/fuzz-device-auth" -max_total_time="$SECONDS_TO_RUN" -timeout=5 -rss_limit_mb=2048 \
+CAST_FUZZ_PKI=$OUT/pki "$OUT/fuzz-device-auth" -max_total_time="$SECONDS_TO_RUN" -timeout="$UNIT_TIMEOUT" -rss_limit_mb=2048 \
     -max_len=70000 -artifact_prefix="$OUT/artifacts/" -print_final_stats=1 "$OUT/corpus" >"$log" 2>&1 || status=$?
 tail -n 12 "$log"
 if [ "$status" -ne 0 ]; then
     echo "fuzz (device auth): FAILED (exit $status); log: ${log#"$REPO"/}"
     echo "    build: FUZZ_DEVICE_AUTH_PKI=pki Fuzz/run-device-auth.sh 1   (builds, with the PKI below, and fuzzes for 1 s)"
     report_finding "$log" "$REPO" env "CAST_FUZZ_PKI=${OUT#"$REPO"/}/pki" "SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}" \
-        "${OUT#"$REPO"/}/fuzz-device-auth" -timeout=5 -rss_limit_mb=2048 -max_len=70000
+        "${OUT#"$REPO"/}/fuzz-device-auth" -timeout="$UNIT_TIMEOUT" -rss_limit_mb=2048 -max_len=70000
     # The input is checked against this run's fresh test PKI (throwaway keys,
     # made for this run only): the part the target reads, to run it again with
     # FUZZ_DEVICE_AUTH_PKI=DIR.

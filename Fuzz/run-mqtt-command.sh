@@ -12,6 +12,8 @@ if [[ "${1:-}" == "--help" || "${1:-}" == "-h" ]]; then
 fi
 SECONDS_TO_RUN=${1:-60}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=Support/limits.sh
+. "$REPO/Fuzz/Support/limits.sh"
 OUT=$REPO/build/fuzz/mqtt-command
 mkdir -p "$OUT/corpus" "$OUT/artifacts"
 cp "$REPO"/Fuzz/corpus/mqtt-command/* "$OUT/corpus/"
@@ -24,6 +26,6 @@ swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-na
     2> >(grep -v "Cannot export local symbol" >&2)
 
 echo "fuzz: running for ${SECONDS_TO_RUN} s"
-"$OUT/fuzz-mqtt-command" -max_total_time="$SECONDS_TO_RUN" -timeout=5 -rss_limit_mb=2048 -max_len=8192 \
+"$OUT/fuzz-mqtt-command" -max_total_time="$SECONDS_TO_RUN" -timeout="$UNIT_TIMEOUT" -rss_limit_mb=2048 -max_len=8192 \
     -artifact_prefix="$OUT/artifacts/" -print_final_stats=1 "$OUT/corpus" 2>&1 | tail -n 12
 echo "fuzz: no crash, leak or hang found"

@@ -44,6 +44,8 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 FUZZ=$REPO/Fuzz
 # shellcheck source=Support/report-finding.sh
 . "$FUZZ/Support/report-finding.sh"
+# shellcheck source=Support/limits.sh
+. "$FUZZ/Support/limits.sh"
 OUT=$REPO/build/fuzz
 SCRATCH=$REPO/build/fuzz-spm
 # The modules the targets import, instrumented for coverage and ASan. They are
@@ -134,7 +136,7 @@ for name in "${SELECTED[@]}"; do
     leaks=1
     case " ${options[*]:-} " in *" -detect_leaks=0 "*) leaks=0 ;; esac
     asan=${ASAN_OPTIONS:-detect_leaks=$leaks}
-    ASAN_OPTIONS=$asan "$OUT_BIN/fuzz-$name" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
+    ASAN_OPTIONS=$asan "$OUT_BIN/fuzz-$name" -max_total_time="$SECONDS_PER_TARGET" -timeout="$UNIT_TIMEOUT" -rss_limit_mb=2048 \
         -artifact_prefix="$artifacts/" -print_final_stats=1 ${options[@]+"${options[@]}"} \
         "$corpus" "$seeds" >"$log" 2>&1 || status=$?
     if [ "$status" -ne 0 ]; then
@@ -149,7 +151,7 @@ for name in "${SELECTED[@]}"; do
         [ "$CONFIGURATION" = release ] || build="FUZZ_CONFIGURATION=$CONFIGURATION $build"
         echo "    build: $build"
         report_finding "$log" "$REPO" env "ASAN_OPTIONS=$asan" "SWIFT_BACKTRACE=$SWIFT_BACKTRACE" \
-            "CAST_FUZZ_PROPERTIES=${CAST_FUZZ_PROPERTIES:-on}" "${OUT_BIN#"$REPO"/}/fuzz-$name" -timeout=10 -rss_limit_mb=2048 \
+            "CAST_FUZZ_PROPERTIES=${CAST_FUZZ_PROPERTIES:-on}" "${OUT_BIN#"$REPO"/}/fuzz-$name" -timeout="$UNIT_TIMEOUT" -rss_limit_mb=2048 \
             ${options[@]+"${options[@]}"}
     else
         grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$log" | tr '\n' ' ' | sed 's/^/    /'

@@ -24,6 +24,13 @@ public final class StateBroadcaster<Value: Sendable>: Sendable {
     }
 
     private let subscribers: Mutex<Subscribers>
+    /// Held while a snapshot is handed to the subscribers, so that two
+    /// publishers deliver in order. Not `subscribers`: handing a value over
+    /// may wait for the consumer task's status lock, which a task being
+    /// cancelled holds while its stream's termination handler takes
+    /// `subscribers`. Yielding under `subscribers` deadlocked exactly there
+    /// (a client replaced while it published; found by the whole-path fuzzer).
+    private let delivery = Mutex(())
 
     public init(_ initial: Value) {
         subscribers = Mutex(Subscribers(current: Versioned(version: 0, value: initial)))
@@ -36,10 +43,12 @@ public final class StateBroadcaster<Value: Sendable>: Sendable {
 
     /// Replaces the value and notifies every subscriber.
     public func publish(_ value: Value) {
-        // Yielded under the lock: two publishers cannot deliver out of order.
-        subscribers.withLock { state in
-            state.current = Versioned(version: state.current.version + 1, value: value)
-            for subscriber in state.subscribers.values { subscriber.yield(state.current) }
+        delivery.withLock { _ in
+            let (snapshot, targets) = subscribers.withLock { state in
+                state.current = Versioned(version: state.current.version + 1, value: value)
+                return (state.current, Array(state.subscribers.values))
+            }
+            for subscriber in targets { subscriber.yield(snapshot) }
         }
     }
 

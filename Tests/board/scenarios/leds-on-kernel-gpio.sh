@@ -5,8 +5,21 @@
 source "$(dirname "$0")/../lib.sh"
 values() { cat /sys/module/cg_gpio_test/parameters/values; }   # CG_LED0..7
 line() { values | cut -d, -f$(( $1 + 1 )); }
-# Samples a line for SECONDS and prints the distinct values seen ("0", "1" or "0 1").
-seen() { for _ in $(seq 1 $(( $2 * 20 ))); do line "$1"; sleep 0.05; done | sort -u | tr '\n' ' ' | sed 's/ $//'; }
+# How often line $1 has changed value (the module counts every edge).
+changes() { cut -d, -f$(( $1 + 1 )) /sys/module/cg_gpio_test/parameters/changes; }
+# Succeeds once line $1 has gone on and off again (two more edges) within $2
+# seconds: it blinks. Counting edges, not sampling values, sees a 100 ms pulse
+# however slowly this emulated shell runs.
+blinks() {
+    local before
+    before=$(changes "$1")
+    for _ in $(seq 1 $(( $2 * 10 ))); do [ $(( $(changes "$1") - before )) -ge 2 ] && return 0; sleep 0.1; done
+    return 1
+}
+# Waits up to $3 seconds for line $1 to read $2: the LED timer runs after the
+# state change the log shows.
+holds() { for _ in $(seq 1 $(( $3 * 10 ))); do [ "$(line "$1")" = "$2" ] && return 0; sleep 0.1; done; return 1; }
+claimed() { grep -c '|cast-gateway ' /sys/kernel/debug/gpio || true; }
 mount -t debugfs debugfs /sys/kernel/debug
 ls /dev/gpiochip* || fail "no GPIO character device"
 
@@ -25,26 +38,25 @@ power = CG_LED0
 link = CG_LED1
 play = cast-gateway-test:2
 error = CG_LED3 active-low"
-sleep 0.5
-[ "$(grep -c '|cast-gateway ' /sys/kernel/debug/gpio)" = 4 ] || { cat /sys/kernel/debug/gpio; fail "the four LED lines are not claimed"; }
+for _ in $(seq 1 100); do [ "$(claimed)" = 4 ] && break; sleep 0.1; done
+[ "$(claimed)" = 4 ] || { cat /sys/kernel/debug/gpio; fail "the four LED lines are not claimed"; }
+holds 1 1 10 || fail "link LED should be on when connected"
 echo "connected, idle: $(values)"
-[ "$(line 1)" = 1 ] || fail "link LED should be on when connected"
 [ "$(line 2)" = 0 ] || fail "play LED should be off when idle"
 [ "$(line 3)" = 1 ] || fail "error LED (active-low) should be off, i.e. high"
-[ "$(seen 0 3)" = "0 1" ] || fail "power LED should beat while running"
+blinks 0 10 || fail "power LED should beat while running"
 
 "$BIN/cast-gateway" cast http://media.test/leds.mp4 --device 127.0.0.1:8009 > /dev/null
 wait_for "$RESULTS/gateway.log" "* PLAYING" 30
-sleep 0.3
-[ "$(line 2)" = 1 ] || fail "play LED should be on while playing"
+holds 2 1 10 || fail "play LED should be on while playing"
 "$BIN/cast-gateway" control pause --device 127.0.0.1:8009 > /dev/null
 wait_for "$RESULTS/gateway.log" "* PAUSED" 30
-[ "$(seen 2 3)" = "0 1" ] || fail "play LED should blink slowly while paused"
+blinks 2 10 || fail "play LED should blink slowly while paused"
 
 kill -9 $SIM
 wait_for "$RESULTS/gateway.log" "* OFFLINE" 30
-[ "$(seen 1 2)" = "0 1" ] || fail "link LED should blink while reconnecting"
-[ "$(seen 3 4)" = "0 1" ] || fail "error LED should flash code 2 while the device is unreachable"
+blinks 1 10 || fail "link LED should blink while reconnecting"
+blinks 3 10 || fail "error LED should flash code 2 while the device is unreachable"
 echo "reconnecting: error LED flashes"
 
 kill -TERM $gateway_pid

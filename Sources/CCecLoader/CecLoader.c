@@ -102,6 +102,13 @@ int8_t cg_cec_detect_adapters(libcec_connection_t connection, cec_adapter_descri
 uint16_t cg_cec_get_device_physical_address(libcec_connection_t connection, cec_logical_address address) {
     return loaded ? cec.get_device_physical_address(connection, address) : 0xFFFF;
 }
+int cg_cec_has_command_handler(void) {
+#if CEC_LIB_VERSION_MAJOR >= 7
+    return 1;
+#else
+    return 0;
+#endif
+}
 int cg_cec_set_command_handler(ICECCallbacks *callbacks, int (*handler)(void *, const cec_command *)) {
 #if CEC_LIB_VERSION_MAJOR >= 7
     callbacks->commandHandler = handler;

@@ -171,14 +171,26 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
         }
         callbacks.pointee.commandReceived = { parameter, command in
             guard let parameter, let command else { return }
-            Unmanaged<CecSource>.fromOpaque(parameter).takeUnretainedValue().received(command.pointee)
+            Unmanaged<CecSource>.fromOpaque(parameter).takeUnretainedValue().received(command.pointee, through: .commandReceived)
         }
+        // libcec 7 also hands every received command to a handler before it
+        // acts on it. The gateway takes <Standby> from there: libcec forwards
+        // <Standby> to `commandReceived` at most once in 10 s, so a TV put in
+        // standby, woken and put in standby again within that time would
+        // otherwise keep the cast playing. In the audio-system role the
+        // gateway also answers <Give Audio Status> itself (libcec would say
+        // "unknown"); libcec 6 answers too, and the gateway repeats its answer.
         if settings.role == .audioSystem {
-            // libcec 7: the gateway answers <Give Audio Status> itself (libcec
-            // would say "unknown"); libcec 6 answers too, and the gateway repeats its answer.
-            _ = cg_cec_set_command_handler(callbacks) { _, command in
-                guard let command else { return 0 }
+            _ = cg_cec_set_command_handler(callbacks) { parameter, command in
+                guard let parameter, let command else { return 0 }
+                Unmanaged<CecSource>.fromOpaque(parameter).takeUnretainedValue().received(command.pointee, through: .commandHandler)
                 return command.pointee.opcode == CEC_OPCODE_GIVE_AUDIO_STATUS && command.pointee.destination == CECDEVICE_AUDIOSYSTEM ? 1 : 0
+            }
+        } else {
+            _ = cg_cec_set_command_handler(callbacks) { parameter, command in
+                guard let parameter, let command else { return 0 }
+                Unmanaged<CecSource>.fromOpaque(parameter).takeUnretainedValue().received(command.pointee, through: .commandHandler)
+                return 0
             }
         }
         configuration.pointee.callbacks = callbacks
@@ -301,8 +313,21 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
 
     /// Every command libcec received: vendor keys become key events, the
     /// rest goes to the core as values (copied here: libcec reuses the struct).
-    private func received(_ command: cec_command) {
-        guard let message = CecSource.message(from: command) else { return }
+    /// Which libcec callback delivered a command.
+    enum Delivery { case commandReceived, commandHandler }
+
+    /// <Standby> comes through the command handler where libcec has one (it
+    /// is not rate-limited there); everything else through `commandReceived`.
+    static func takes(opcode: cec_opcode, through delivery: Delivery, handlerAvailable: Bool) -> Bool {
+        let standbyFromHandler = handlerAvailable && opcode == CEC_OPCODE_STANDBY
+        return delivery == .commandHandler ? standbyFromHandler : !standbyFromHandler
+    }
+
+    private static let handlerAvailable = cg_cec_has_command_handler() == 1
+
+    private func received(_ command: cec_command, through delivery: Delivery) {
+        guard CecSource.takes(opcode: command.opcode, through: delivery, handlerAvailable: CecSource.handlerAvailable),
+              let message = CecSource.message(from: command) else { return }
         if case .vendorRemoteButtonDown(let codes) = message.body {
             guard let code = codes.first else { return }
             var event = InputEvent(source: .cec, key: CecKeyCodes.vendorName(for: code))

@@ -75,4 +75,19 @@ final class CecMessageTests: XCTestCase {
         XCTAssertNil(KeymapSettings.keyNameProblem("VENDOR_91", source: .cec))
         XCTAssertNotNil(KeymapSettings.keyNameProblem("VENDOR_911", source: .cec))
     }
+
+    /// With libcec 7's command handler, <Standby> comes from there (libcec drops
+    /// a second <Standby> within 10 s before `commandReceived`) and only from
+    /// there, so one standby is one event; everything else, and everything
+    /// with libcec 6, from `commandReceived`.
+    func testStandbyIsTakenFromTheCommandHandlerWhereThereIsOne() {
+        let standby = CEC_OPCODE_STANDBY, activeSource = CEC_OPCODE_ACTIVE_SOURCE
+        XCTAssertTrue(CecSource.takes(opcode: standby, through: .commandHandler, handlerAvailable: true))
+        XCTAssertFalse(CecSource.takes(opcode: standby, through: .commandReceived, handlerAvailable: true))
+        XCTAssertFalse(CecSource.takes(opcode: activeSource, through: .commandHandler, handlerAvailable: true))
+        XCTAssertTrue(CecSource.takes(opcode: activeSource, through: .commandReceived, handlerAvailable: true))
+        XCTAssertTrue(CecSource.takes(opcode: standby, through: .commandReceived, handlerAvailable: false))
+        XCTAssertFalse(CecSource.takes(opcode: standby, through: .commandHandler, handlerAvailable: false))
+        XCTAssertTrue(CecSource.takes(opcode: activeSource, through: .commandReceived, handlerAvailable: false))
+    }
 }

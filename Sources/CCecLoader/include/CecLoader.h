@@ -25,6 +25,9 @@ uint16_t cg_cec_get_device_physical_address(libcec_connection_t connection, cec_
 /// libcec 7's `commandHandler` callback (a command it returns 1 for is the
 /// client's to answer, not libcec's). Returns 0, setting nothing, with libcec 6.
 int cg_cec_set_command_handler(ICECCallbacks *callbacks, int (*handler)(void *, const cec_command *));
+/// 1 when libcec offers that handler (libcec 7 and later): it sees every
+/// received command, with no filter in front of it.
+int cg_cec_has_command_handler(void);
 int8_t cg_cec_detect_adapters(libcec_connection_t connection, cec_adapter_descriptor *list, uint8_t size,
                               const char *path, int quick);
 

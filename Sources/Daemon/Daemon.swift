@@ -36,6 +36,8 @@ public final class Daemon: Sendable {
     public let scheduler: ActionScheduler
     private let inputs: (events: AsyncStream<InputEvent>, sink: InputSink)
     private let pushes = StateBroadcaster<SerialConsole.Push?>(nil)
+    /// Every remote key once the keymaps have read it (Home Assistant's key events).
+    private let keyPresses = EventBroadcaster<KeyPress>()
     private let notifier: SystemdNotifier
     private let timeSource: any TimeSource
     private let version: String
@@ -72,7 +74,9 @@ public final class Daemon: Sendable {
         }, perform: { action in try await gateway.perform(action) })
         self.scheduler = scheduler
         let kiosk = self.kiosk
-        remote = RemoteControl(keymaps: settings.remoteKeymaps, scheduler: scheduler, events: inputs.events) { _, action in
+        let keyPresses = self.keyPresses
+        remote = RemoteControl(keymaps: settings.remoteKeymaps, scheduler: scheduler, events: inputs.events) { event, action in
+            keyPresses.publish(KeyPress(event: event, mapped: action != nil))
             await kiosk.keyPressed(action)
         }
         Logger.level = logLevelOverride ?? settings.log.level
@@ -106,6 +110,7 @@ public final class Daemon: Sendable {
         let gateway = self.gateway, sink = inputs.sink, timeSource = self.timeSource, pushes = self.pushes
         let interpreter = self.interpreter(), version = self.version, startedAt = timeSource.now
         let kiosk = self.kiosk, mediaLocator = self.mediaLocator, wallClock = self.wallClock, mediaServer = self.mediaServer
+        let keyPresses = self.keyPresses
         var services: [any Service] = [
             ReconfigurableService(name: "leds", settings: settings, part: \.leds) { leds in
                 leds.lines.isEmpty ? nil : LEDService(settings: leds, gateway: gateway, timeSource: timeSource)
@@ -142,13 +147,14 @@ public final class Daemon: Sendable {
                     }
                 }
             },
-            ReconfigurableService(name: "mqtt", settings: settings, part: \.mqtt) { mqtt in
-                mqtt.fleet.map { fleet in
+            ReconfigurableService(name: "mqtt", settings: settings, part: { FleetPart(settings: $0) }) { part in
+                part.fleet.map { fleet in
                     // From the MQTT client's queue into the gateway's actor, in order.
                     ReportingService(cleared: nil, consume: { problem in await gateway.setServiceProblem(problem, for: "mqtt") }) { report in
                         FleetService(settings: fleet, handler: FleetCommands(interpreter: interpreter), states: { gateway.states() },
                                      extras: FleetStatusExtras(version: version, startedAt: startedAt), timeSource: timeSource,
-                                     onStatusChange: { status in report(status.problem.map { "mqtt: \($0)" }) })
+                                     onStatusChange: { status in report(status.problem.map { "mqtt: \($0)" }) },
+                                     context: part.context, keys: { keyPresses.subscribe() })
                     }
                 }
             },

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import GatewayModel
 import ServiceLifecycle
 import Synchronization
@@ -18,6 +21,12 @@ public final class FleetService: Service, Sendable {
     let extras: FleetStatusExtras
     let timeSource: any TimeSource
     let makeClient: @Sendable (FleetSettings) -> any MQTTClient
+    /// What the Home Assistant device shows beyond `[mqtt]`.
+    let context: HomeAssistantContext
+    /// A fresh subscription to the remote keys (for Home Assistant events); nil: none.
+    let keys: (@Sendable () -> AsyncStream<KeyPress>)?
+    /// Seconds since the epoch, now (for `positionUpdatedAt`).
+    let wallTime: @Sendable () -> Double
     let onStatusChange: (@Sendable (FleetStatus) -> Void)?
     private let current = Mutex(FleetStatus())
 
@@ -25,6 +34,11 @@ public final class FleetService: Service, Sendable {
     public static let publishInterval: Duration = .milliseconds(250)
     /// A connection attempt without an answer is given up after this long.
     public static let connectTimeout: Duration = .seconds(30)
+    /// How long a failed command shows in the state's `problem`.
+    public static let commandFailureShown: Duration = .seconds(300)
+    /// Home Assistant's birth message resends the configs at most this often
+    /// (they are retained: a restarted Home Assistant reads them from the broker).
+    public static let rediscoveryInterval: Duration = .seconds(300)
 
     /// - Parameters:
     ///   - states: a fresh subscription to the gateway's state (called once per `run()`).
@@ -35,6 +49,9 @@ public final class FleetService: Service, Sendable {
                 states: @escaping @Sendable () -> AsyncStream<GatewayState>, extras: FleetStatusExtras,
                 timeSource: any TimeSource = SystemTimeSource(),
                 onStatusChange: (@Sendable (FleetStatus) -> Void)? = nil,
+                context: HomeAssistantContext = HomeAssistantContext(),
+                keys: (@Sendable () -> AsyncStream<KeyPress>)? = nil,
+                wallTime: @escaping @Sendable () -> Double = FleetService.systemWallTime,
                 makeClient: @escaping @Sendable (FleetSettings) -> any MQTTClient = { MosquittoClient(settings: $0) }) {
         self.settings = settings
         self.handler = handler
@@ -43,6 +60,16 @@ public final class FleetService: Service, Sendable {
         self.timeSource = timeSource
         self.onStatusChange = onStatusChange
         self.makeClient = makeClient
+        self.context = context
+        self.keys = keys
+        self.wallTime = wallTime
+    }
+
+    /// The system's real-time clock, in seconds since the epoch.
+    public static let systemWallTime: @Sendable () -> Double = {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     /// Whether the broker connection is up, and if not, why.

@@ -19,6 +19,12 @@ final class FleetSession {
         case stableDue(epoch: Int)
         /// The oldest held command may have waited its full `command-wait`.
         case heldDue
+        /// A remote key, for Home Assistant's key events.
+        case key(KeyPress)
+        /// A held key's repeat count may be due.
+        case keyReportDue
+        /// The failed command shown in `problem` may have had its time.
+        case failureExpired
     }
 
     enum Connection: Equatable {
@@ -62,6 +68,18 @@ final class FleetSession {
     private var dirty = false
     private var lastPublish: Duration?
     private var flushArmed = false
+    /// The discovery configs last published, by topic (what Home Assistant has).
+    private var announced: [String: [UInt8]] = [:]
+    private var announcedAt: Duration?
+    /// The Cast devices the device select offers now.
+    private var offeredDevices: [String] = []
+    /// The link availability last published.
+    private var linkPublished: Bool?
+    private var keyEvents: KeyEventCoalescer
+    private var keyTimerArmed = false
+    /// The last failed command and until when it shows.
+    private var commandFailure: (message: String, until: Duration)?
+    private var failureTimerArmed = false
 
     /// Commands waiting for the handler; more are refused, not queued without bound.
     static let commandQueueLimit = 64
@@ -81,6 +99,7 @@ final class FleetSession {
                                                          bufferingPolicy: .bufferingOldest(FleetSession.commandQueueLimit))
         (queries, queryFeed) = AsyncStream.makeStream(of: Received.self,
                                                       bufferingPolicy: .bufferingOldest(FleetSession.commandQueueLimit))
+        keyEvents = KeyEventCoalescer(eventTypes: service.context.eventTypes)
     }
 
     func run() async {
@@ -95,6 +114,11 @@ final class FleetSession {
             }
             group.addTask {
                 for await event in client.events { feed.yield(.mqtt(event)) }
+            }
+            if let keys = service.keys, service.settings.haDiscovery, !service.context.keySources.isEmpty {
+                group.addTask {
+                    for await press in keys() { feed.yield(.key(press)) }
+                }
             }
             group.addTask {
                 for await received in commands { replyFeed.yield((received.request, await received.command.start())) }
@@ -137,6 +161,8 @@ final class FleetSession {
         switch input {
         case .state(let state):
             latest = state
+            publishLink()
+            offerDevices(of: state)
             releaseHeld(in: &group)
             if state != published {
                 dirty = true
@@ -164,7 +190,24 @@ final class FleetSession {
         case .reconnectDue:
             if connection == .waiting { startAttempt(in: &group) }
         case .replied(let request, let reply):
-            publishReply(id: request.id, ok: reply.ok, lines: scrubbed(reply.lines, for: request.line))
+            let lines = scrubbed(reply.lines, for: request.line)
+            publishReply(id: request.id, ok: reply.ok, lines: lines)
+            if !reply.ok { showFailure(of: request, lines: lines, in: &group) }
+        case .key(let press):
+            publishKeyEvents(keyEvents.receive(press, at: service.timeSource.now))
+            armKeyTimer(in: &group)
+        case .keyReportDue:
+            keyTimerArmed = false
+            publishKeyEvents(keyEvents.due(at: service.timeSource.now))
+            armKeyTimer(in: &group)
+        case .failureExpired:
+            failureTimerArmed = false
+            if let failure = commandFailure, service.timeSource.now >= failure.until {
+                commandFailure = nil
+                dirty = true
+                flushIfDue(in: &group)
+            }
+            armFailureTimer(in: &group)
         case .stableDue(let epoch):
             if epoch == self.epoch, connection == .connected { stable() }
         case .heldDue:
@@ -209,10 +252,18 @@ final class FleetSession {
         logger.notice("connected to \(settings.broker) as room \(settings.room) (client id \(settings.clientID)\(sessionPresent ? ", session resumed" : ""))")
         // Subscribed on every connection: the broker may have lost the session.
         var filters = topics.commandTopics
-        if settings.haDiscovery { filters.append(HomeAssistantDiscovery.statusTopic(settings)) }
+        if settings.haDiscovery {
+            filters.append(HomeAssistantDiscovery.statusTopic(settings))
+            filters += configFilters
+        }
         client.subscribe(filters, qos: 1)
         client.publish(MQTTMessage(topic: topics.availability, text: "online", qos: 1, retain: true))
-        if settings.haDiscovery { publishDiscovery() }
+        linkPublished = nil
+        publishLink()
+        if settings.haDiscovery {
+            announced = [:]
+            publishDiscovery()
+        }
         if latest != nil {
             dirty = true
             flushIfDue(in: &group)
@@ -291,16 +342,115 @@ final class FleetSession {
             }
             return
         }
-        let document = FleetStateDocument.render(state, extras: service.extras, now: now)
+        let context = FleetStateDocument.Context(wallTime: service.wallTime(), presets: service.context.presets,
+                                                 commandFailure: commandFailure?.message)
+        let document = FleetStateDocument.render(state, extras: service.extras, now: now, context: context)
         client.publish(MQTTMessage(topic: topics.state, payload: document.serializedBytes, qos: 1, retain: true))
         published = state
         dirty = false
         lastPublish = now
     }
 
+    // MARK: Home Assistant
+
+    /// The retained configs under this room's node ids (today's and the one
+    /// before hashes): any that is not announced any more is removed.
+    private var configFilters: [String] {
+        let settings = service.settings
+        var nodes = [HomeAssistantDiscovery.nodeID(settings)]
+        let legacy = HomeAssistantDiscovery.legacyNodeID(settings)
+        if legacy != nodes[0] { nodes.append(legacy) }
+        return nodes.flatMap { HomeAssistantDiscovery.configFilter(settings: settings, node: $0) }
+    }
+
+    /// Publishes the configs that changed since they were last published.
     private func publishDiscovery() {
-        for message in HomeAssistantDiscovery.messages(settings: service.settings, version: service.extras.version) {
+        guard service.settings.haDiscovery, connection == .connected else { return }
+        let messages = HomeAssistantDiscovery.messages(settings: service.settings, context: service.context,
+                                                       version: service.extras.version, devices: offeredDevices)
+        for message in messages where announced[message.topic] != message.payload {
             client.publish(message)
+            announced[message.topic] = message.payload
+        }
+        // An entity no longer announced (the device select without devices): removed.
+        let current = Set(messages.map(\.topic))
+        for topic in announced.keys.sorted() where !current.contains(topic) {
+            client.publish(MQTTMessage(topic: topic, payload: [], qos: 1, retain: true))
+            announced[topic] = nil
+        }
+        announcedAt = service.timeSource.now
+    }
+
+    /// A retained config of ours that is no longer announced (a part turned
+    /// off, a preset removed, the old node id): an empty retained message removes it.
+    private func receivedConfig(_ message: MQTTMessage) {
+        guard message.retain, !message.payload.isEmpty, announced[message.topic] == nil else { return }
+        logger.info("removing Home Assistant config \(message.topic): not announced any more")
+        client.publish(MQTTMessage(topic: message.topic, payload: [], qos: 1, retain: true))
+    }
+
+    private func isConfigTopic(_ topic: String) -> Bool {
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        return configFilters.contains { filter in
+            let pattern = filter.split(separator: "/", omittingEmptySubsequences: false)
+            return pattern.count == levels.count && zip(pattern, levels).allSatisfy { $0 == "+" || $0 == $1 }
+        }
+    }
+
+    /// The Cast link's availability, retained, when it changes.
+    private func publishLink() {
+        guard connection == .connected, let state = latest else { return }
+        let up = state.link == .connected
+        guard linkPublished != up else { return }
+        client.publish(MQTTMessage(topic: topics.link, text: up ? "online" : "offline", qos: 1, retain: true))
+        linkPublished = up
+    }
+
+    /// The device select offers the devices discovery sees (and the current one).
+    private func offerDevices(of state: GatewayState) {
+        var names = state.devices.map(\.name)
+        if !state.deviceName.isEmpty, !names.contains(state.deviceName) { names.insert(state.deviceName, at: 0) }
+        guard names != offeredDevices else { return }
+        offeredDevices = names
+        publishDiscovery()
+    }
+
+    private func publishKeyEvents(_ events: [JSONValue]) {
+        guard connection == .connected else { return }
+        for event in events {
+            client.publish(MQTTMessage(topic: topics.keyEvents, payload: event.serializedBytes, qos: 0, retain: false))
+        }
+    }
+
+    private func armKeyTimer(in group: inout DiscardingTaskGroup) {
+        guard !keyTimerArmed, let deadline = keyEvents.deadline else { return }
+        keyTimerArmed = true
+        let wait = max(deadline - service.timeSource.now, .zero)
+        let feed = self.feed, time = service.timeSource
+        group.addTask {
+            guard (try? await time.sleep(for: wait)) != nil else { return }
+            feed.yield(.keyReportDue)
+        }
+    }
+
+    /// A failed command shows in the state's `problem` for `commandFailureShown`.
+    private func showFailure(of request: FleetCommandRequest, lines: [String], in group: inout DiscardingTaskGroup) {
+        let reason = lines.first { $0.hasPrefix("error: ") }.map { String($0.dropFirst("error: ".count)) } ?? lines.first ?? "failed"
+        let command = FleetCommandPayload.redacted(request.line)
+        commandFailure = ("the command '\(command)' failed: \(reason)", service.timeSource.now + FleetService.commandFailureShown)
+        dirty = true
+        flushIfDue(in: &group)
+        armFailureTimer(in: &group)
+    }
+
+    private func armFailureTimer(in group: inout DiscardingTaskGroup) {
+        guard !failureTimerArmed, let failure = commandFailure else { return }
+        failureTimerArmed = true
+        let wait = max(failure.until - service.timeSource.now, .zero)
+        let feed = self.feed, time = service.timeSource
+        group.addTask {
+            guard (try? await time.sleep(for: wait)) != nil else { return }
+            feed.yield(.failureExpired)
         }
     }
 
@@ -309,8 +459,19 @@ final class FleetSession {
     private func received(_ message: MQTTMessage, in group: inout DiscardingTaskGroup) {
         let settings = service.settings
         if settings.haDiscovery, message.topic == HomeAssistantDiscovery.statusTopic(settings) {
-            // Home Assistant restarted: send the configs again in case its broker forgot them.
-            if message.payload == Array("online".utf8), connection == .connected { publishDiscovery() }
+            // Home Assistant restarted. The configs are retained, so it has
+            // them; they are sent again (in case the broker lost them) at most
+            // once per interval, not at every birth message.
+            let now = service.timeSource.now
+            if message.payload == Array("online".utf8), connection == .connected,
+               announcedAt.map({ now - $0 >= FleetService.rediscoveryInterval }) ?? true {
+                announced = [:]
+                publishDiscovery()
+            }
+            return
+        }
+        if settings.haDiscovery, isConfigTopic(message.topic) {
+            receivedConfig(message)
             return
         }
         guard topics.commandTopics.contains(message.topic) else {

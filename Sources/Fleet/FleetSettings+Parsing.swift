@@ -26,6 +26,7 @@ extension FleetSettings {
         let haDiscovery = section.nonEmptyEntry("ha-discovery")
         let haPrefix = section.nonEmptyEntry("ha-prefix")
         let haPresets = section.nonEmptyEntry("ha-presets")
+        let area = section.nonEmptyEntry("area")
         let commandWait = section.nonEmptyEntry("command-wait")
 
         guard let brokerEntry else {
@@ -76,6 +77,12 @@ extension FleetSettings {
         }
         if let haPresets {
             self.haPresets = try FleetSettings.parsePresets(haPresets, in: section)
+        }
+        if let area {
+            guard area.value.count <= 64, !area.value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw section.error(area, "must be at most 64 characters without control characters")
+            }
+            self.area = area.value
         }
         if let commandWait {
             self.commandWait = .seconds(try section.seconds(commandWait, in: 0...3600))

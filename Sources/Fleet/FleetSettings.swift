@@ -47,8 +47,10 @@ public struct FleetSettings: Sendable, Equatable {
     /// Whether Home Assistant discovery config is published.
     public var haDiscovery: Bool
     public var haPrefix: String
-    /// Preset numbers (0...9) that get a button in Home Assistant.
-    public var haPresets: [Int]
+    /// Preset numbers (0...9) that get a button in Home Assistant; nil: every configured preset.
+    public var haPresets: [Int]?
+    /// The Home Assistant area the device is suggested for; nil: the room.
+    public var area: String?
     /// How long a command that needs the receiver waits for the Cast link
     /// (one sent during an outage arrives at reconnect); zero: not at all.
     public var commandWait: Duration = FleetSettings.defaultCommandWait
@@ -58,7 +60,7 @@ public struct FleetSettings: Sendable, Equatable {
                 keepalive: Int = 60, groups: [String] = [], caFile: String? = nil, certFile: String? = nil,
                 keyFile: String? = nil, username: String? = nil, passwordFile: String? = nil,
                 allowCredentials: Bool = false, haDiscovery: Bool = true, haPrefix: String = "homeassistant",
-                haPresets: [Int] = Array(0...9)) {
+                haPresets: [Int]? = nil, area: String? = nil) {
         self.broker = broker
         self.room = room
         self.clientID = clientID ?? room
@@ -74,6 +76,7 @@ public struct FleetSettings: Sendable, Equatable {
         self.haDiscovery = haDiscovery
         self.haPrefix = haPrefix
         self.haPresets = haPresets
+        self.area = area
     }
 
     /// The topics this configuration uses.

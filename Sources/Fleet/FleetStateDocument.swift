@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import GatewayModel
 import JSON
 
@@ -11,14 +14,37 @@ import JSON
 ///      "inputs":{"cec":"ok","lirc":"cannot connect to /run/lirc/lircd"},
 ///      "services":{"media":"media failed: ...; restarting"},
 ///      "tv":{"power":"on","input":"2.0.0.0","hdmi":2,"chromecast":true,"vendor":"00e091","vendorName":"LG","name":"TV"},
-///      "version":"1.4.0","uptime":3600}
+///      "version":"1.4.0","uptime":3600,
+///      "activity":"Playing","selection":"Big Buck Bunny","positionUpdatedAt":"2026-12-02T08:00:00Z",
+///      "problem":null,"problems":[],"tvInput":"HDMI 2 (Chromecast)"}
+///
+/// The last members are for Home Assistant: `activity` is the player in
+/// words, `selection` the preset playing (by its name), `positionUpdatedAt`
+/// when `position` was true (UTC), `problem` the first of `problems`
+/// (everything wrong now, and the last failed MQTT command for a while).
 ///
 /// `services` holds the parts of the gateway that failed and are being
 /// restarted, while that lasts (`{}` when every part runs). `tv` is null
 /// without HDMI-CEC.
 public enum FleetStateDocument {
+    /// What the document shows besides the state and the extras.
+    public struct Context: Sendable, Equatable {
+        /// Seconds since the epoch at `now` (for `positionUpdatedAt`); nil: not known.
+        public var wallTime: Double?
+        public var presets: [HomeAssistantContext.Preset]
+        /// The last MQTT command that failed, while it is still shown.
+        public var commandFailure: String?
+
+        public init(wallTime: Double? = nil, presets: [HomeAssistantContext.Preset] = [], commandFailure: String? = nil) {
+            self.wallTime = wallTime
+            self.presets = presets
+            self.commandFailure = commandFailure
+        }
+    }
+
     /// The state at `now` (seconds on the gateway's monotonic clock).
-    public static func render(_ state: GatewayState, extras: FleetStatusExtras, now: Duration) -> JSONValue {
+    public static func render(_ state: GatewayState, extras: FleetStatusExtras, now: Duration,
+                              context: Context = Context()) -> JSONValue {
         let deviceID = state.devices.first { $0.address == state.deviceAddress }?.id
         let device: JSONValue = ["name": .string(state.deviceName), "id": string(deviceID),
                                  "address": .string(state.deviceAddress)]
@@ -33,6 +59,7 @@ public enum FleetStateDocument {
         let volume = state.volumePercent.map(JSONValue.int) ?? .null
         let error: JSONValue = state.lastError.map { ["code": .string($0.code), "message": .string($0.message)] } ?? .null
         let uptime = max(0, (now - extras.startedAt).components.seconds)
+        let problems = problems(state, commandFailure: context.commandFailure)
         return [
             "link": .string(state.link.name),
             "device": device,
@@ -50,7 +77,71 @@ public enum FleetStateDocument {
             "tv": state.tv?.json ?? .null,
             "version": .string(extras.version),
             "uptime": .number(Double(uptime)),
+            "activity": .string(activity(state)),
+            "selection": string(selection(state, presets: context.presets)),
+            "positionUpdatedAt": state.position != nil ? string(context.wallTime.map(isoTime)) : .null,
+            "problem": string(problems.first),
+            "problems": .array(problems.map(JSONValue.string)),
+            "tvInput": string(state.tv.flatMap(tvInput)),
         ]
+    }
+
+    /// The player in words.
+    static func activity(_ state: GatewayState) -> String {
+        guard state.link == .connected else { return "Not connected" }
+        return switch state.player {
+        case .playing: "Playing"
+        case .paused: "Paused"
+        case .buffering: "Buffering"
+        case .idle: "Idle"
+        case .none: "Nothing loaded"
+        }
+    }
+
+    /// The preset playing: its URL is the content, or else its name the title.
+    static func selection(_ state: GatewayState, presets: [HomeAssistantContext.Preset]) -> String? {
+        guard state.player != .none, state.player != .idle else { return nil }
+        let names = HomeAssistantDiscovery.optionNames(presets.map(\.name))
+        let chosen = zip(names, presets)
+        if let contentID = state.contentID, let match = chosen.first(where: { $0.1.url == contentID }) { return match.0 }
+        if let title = state.title, let match = chosen.first(where: { $0.1.name == title }) { return match.0 }
+        return nil
+    }
+
+    /// Everything wrong now, most important first.
+    static func problems(_ state: GatewayState, commandFailure: String?) -> [String] {
+        var list: [String] = []
+        switch state.link {
+        case .reconnecting: list.append(state.lastError?.message ?? "the receiver \(state.deviceName) cannot be reached")
+        case .searching(let name): list.append("the receiver \(name) is not on the network")
+        case .noDevice: list.append("no receiver is set: set [device] host, name or id")
+        case .connecting, .connected:
+            if let error = state.lastError { list.append(error.message) }
+        }
+        if let problem = state.authenticationProblem { list.append(problem) }
+        if let problem = state.configProblem { list.append(problem) }
+        if let problem = state.kioskProblem { list.append(problem) }
+        for (source, problem) in state.inputProblems.sorted(by: { $0.key < $1.key }) { list.append("\(source): \(problem)") }
+        for (_, failure) in state.serviceFailures.sorted(by: { $0.key < $1.key }) { list.append(failure) }
+        if let failure = commandFailure { list.append(failure) }
+        var seen = Set<String>()
+        return list.filter { seen.insert($0).inserted }
+    }
+
+    /// `HDMI 2 (Chromecast)`, or the physical address off the HDMI ports.
+    static func tvInput(_ tv: TVStatus) -> String? {
+        guard let json = tv.json.objectValue, let input = json["input"]?.stringValue else { return nil }
+        guard let hdmi = json["hdmi"]?.intValue else { return input }
+        return "HDMI \(hdmi)" + (json["chromecast"]?.boolValue == true ? " (Chromecast)" : "")
+    }
+
+    /// `2026-12-02T08:00:00Z` for seconds since the epoch.
+    static func isoTime(_ seconds: Double) -> String {
+        var time = time_t(seconds.rounded(.down))
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 
     private static func string(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }

@@ -2,6 +2,8 @@
 ///
 ///     <prefix>/<room>/state          retained JSON state
 ///     <prefix>/<room>/availability   retained `online` / `offline` (Last Will)
+///     <prefix>/<room>/link           retained `online` / `offline`: the Cast link is up
+///     <prefix>/<room>/event          remote keys, one JSON event per press
 ///     <prefix>/<room>/cmd            commands for this room
 ///     <prefix>/<room>/reply          replies to commands
 ///     <prefix>/all/cmd               commands for every room
@@ -21,6 +23,8 @@ public struct FleetTopics: Sendable, Equatable {
 
     public var state: String { "\(prefix)/\(room)/state" }
     public var availability: String { "\(prefix)/\(room)/availability" }
+    public var link: String { "\(prefix)/\(room)/link" }
+    public var keyEvents: String { "\(prefix)/\(room)/event" }
     public var command: String { "\(prefix)/\(room)/cmd" }
     public var reply: String { "\(prefix)/\(room)/reply" }
     public var allCommand: String { "\(prefix)/all/cmd" }

@@ -45,3 +45,16 @@ extension Action {
         }
     }
 }
+
+/// A key as outputs see it once the keymaps have read it: for Home
+/// Assistant's key events (an unmapped colour button can drive the home).
+public struct KeyPress: Sendable, Equatable {
+    public var event: InputEvent
+    /// Whether a keymap turned it into an action.
+    public var mapped: Bool
+
+    public init(event: InputEvent, mapped: Bool) {
+        self.event = event
+        self.mapped = mapped
+    }
+}

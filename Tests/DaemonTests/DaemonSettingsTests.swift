@@ -151,7 +151,7 @@ final class DaemonSettingsTests: XCTestCase {
         assertError("[mqtt]\nbroker = mqtt://h\nroom = 1\nha-discovery = maybe\n", line: 4, key: "[mqtt] ha-discovery", contains: "true or false")
         assertError("[mqtt]\nbroker = mqtt://h\nroom = 1\nhost = x\n", line: 4, key: "[mqtt] host",
                     contains: "unknown key; keys in [mqtt]: broker, ca-file, cert-file, key-file, username, password-file, room, client-id, "
-                        + "topic-prefix, keepalive, groups, allow-credentials, ha-discovery, ha-prefix, ha-presets, command-wait")
+                        + "topic-prefix, keepalive, groups, allow-credentials, ha-discovery, ha-prefix, ha-presets, area, command-wait")
         assertError("[mqtt]\nbroker = mqtt://h\nroom = 1\nbroker = mqtt://i\n", line: 4, key: "[mqtt] broker", contains: "set twice (first on line 2)")
         assertError("[mqtt]\nBroker = mqtt://h\nroom = 1\n", line: 1, key: "[mqtt] broker", contains: "missing")
         assertError("[media]\nport = 1\n", line: 1, key: "[media] roots", contains: "is missing: name the directories to serve")

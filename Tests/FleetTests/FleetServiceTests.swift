@@ -18,7 +18,10 @@ final class FleetServiceTests: XCTestCase {
     private var service: FleetService!
     private let statuses = Recorded<FleetStatus>()
 
-    private func start(handler: RecordingHandler = RecordingHandler(), _ configure: (inout FleetSettings) -> Void = { _ in }) async {
+    private var keyFeed: AsyncStream<KeyPress>.Continuation!
+
+    private func start(handler: RecordingHandler = RecordingHandler(), context: HomeAssistantContext = HomeAssistantContext(),
+                       _ configure: (inout FleetSettings) -> Void = { _ in }) async {
         clock = ManualTimeSource()
         client = FakeMQTTClient()
         self.handler = handler
@@ -27,9 +30,12 @@ final class FleetServiceTests: XCTestCase {
         let (states, feed) = AsyncStream.makeStream(of: GatewayState.self)
         stateFeed = feed
         let client = self.client!
+        let (keys, keyFeed) = AsyncStream.makeStream(of: KeyPress.self)
+        self.keyFeed = keyFeed
         service = FleetService(settings: settings, handler: handler, states: { states },
                                extras: FleetStatusExtras(version: "1.0", startedAt: clock.now, inputs: ["lirc"]),
                                timeSource: clock, onStatusChange: { [statuses] status in statuses.append(status) },
+                               context: context, keys: { keys }, wallTime: { 1_796_198_400 },
                                makeClient: { _ in client })
         let service = self.service!
         task = Task { try await service.run() }
@@ -69,10 +75,11 @@ final class FleetServiceTests: XCTestCase {
         await connect()
         let announced = await eventually { !self.client.published(on: "castgw/r1/availability").isEmpty }
         XCTAssertTrue(announced)
-        XCTAssertEqual(client.subscriptions.first, ["castgw/r1/cmd", "castgw/all/cmd", "castgw/group/floor3/cmd", "homeassistant/status"])
+        XCTAssertEqual(client.subscriptions.first, ["castgw/r1/cmd", "castgw/all/cmd", "castgw/group/floor3/cmd", "homeassistant/status",
+                                                    "homeassistant/+/castgw_r1/+/config"])
         let online = client.published(on: "castgw/r1/availability")
         XCTAssertEqual(online, [MQTTMessage(topic: "castgw/r1/availability", text: "online", qos: 1, retain: true)])
-        XCTAssertEqual(client.published.filter { $0.topic.hasPrefix("homeassistant/") }.count, 18)
+        XCTAssertEqual(client.published.filter { $0.topic.hasPrefix("homeassistant/") }.count, 15)
     }
 
     func testStateIsCoalescedToOnePublishPerIntervalAndTheNewestAlwaysGoesOut() async {
@@ -329,13 +336,118 @@ final class FleetServiceTests: XCTestCase {
         XCTAssertFalse(service.status.connected)
     }
 
-    func testHomeAssistantRestartGetsTheDiscoveryAgain() async {
+    private func discoveryCount() -> Int { client.published.filter { $0.topic.hasPrefix("homeassistant/") }.count }
+
+    func testHomeAssistantRestartGetsTheDiscoveryAgainAtMostOncePerInterval() async {
         await start()
         await connect()
-        let first = await eventually { self.client.published.filter { $0.topic.hasPrefix("homeassistant/") }.count == 18 }
+        let first = await eventually { self.discoveryCount() == 15 }
         XCTAssertTrue(first)
+        // Right after the configs went out: they are retained, nothing is resent.
         client.emit(.message(MQTTMessage(topic: "homeassistant/status", text: "online", qos: 1)))
-        let again = await eventually { self.client.published.filter { $0.topic.hasPrefix("homeassistant/") }.count == 36 }
+        client.emit(.message(MQTTMessage(topic: "castgw/r1/cmd", text: "status", qos: 1)))
+        let answered = await eventually { !self.client.published(on: "castgw/r1/reply").isEmpty }
+        XCTAssertTrue(answered)
+        XCTAssertEqual(discoveryCount(), 15)
+        await clock.advance(by: FleetService.rediscoveryInterval, step: .seconds(10))
+        client.emit(.message(MQTTMessage(topic: "homeassistant/status", text: "online", qos: 1)))
+        let again = await eventually { self.discoveryCount() == 30 }
         XCTAssertTrue(again)
+    }
+
+    func testAConfigNoLongerAnnouncedIsRemovedAndACurrentOneIsNot() async {
+        await start()
+        await connect()
+        let first = await eventually { self.discoveryCount() == 15 }
+        XCTAssertTrue(first)
+        // Retained leftovers from an earlier run: a preset removed since, and a current entity.
+        client.emit(.message(MQTTMessage(topic: "homeassistant/button/castgw_r1/preset_7/config", text: "{}", qos: 1, retain: true)))
+        client.emit(.message(MQTTMessage(topic: "homeassistant/button/castgw_r1/play/config", text: "{}", qos: 1, retain: true)))
+        let removed = await eventually { self.client.published(on: "homeassistant/button/castgw_r1/preset_7/config").count == 1 }
+        XCTAssertTrue(removed)
+        XCTAssertEqual(client.published(on: "homeassistant/button/castgw_r1/preset_7/config").first,
+                       MQTTMessage(topic: "homeassistant/button/castgw_r1/preset_7/config", payload: [], qos: 1, retain: true))
+        XCTAssertEqual(client.published(on: "homeassistant/button/castgw_r1/play/config").count, 1, "announced once, never removed")
+    }
+
+    func testTheLinkTopicFollowsTheCastLinkOnlyWhenItChanges() async {
+        await start()
+        await connect()
+        stateFeed.yield(playing("A"))
+        let up = await eventually { self.client.published(on: "castgw/r1/link").map(\.text) == ["online"] }
+        XCTAssertTrue(up)
+        stateFeed.yield(playing("B"))
+        var down = playing("B")
+        down.link = .reconnecting(retryInSeconds: 2)
+        stateFeed.yield(down)
+        let off = await eventually { self.client.published(on: "castgw/r1/link").map(\.text) == ["online", "offline"] }
+        XCTAssertTrue(off, "\(client.published(on: "castgw/r1/link").map(\.text))")
+        XCTAssertTrue(client.published(on: "castgw/r1/link").allSatisfy(\.retain))
+    }
+
+    func testAFailedCommandShowsAsTheProblemForAWhile() async {
+        await start(handler: RecordingHandler(reply: { FleetReply(ok: $0 != "next", lines: $0 == "next" ? ["error: nothing to skip to"] : ["ok"]) }))
+        await connect()
+        stateFeed.yield(playing("A"))
+        let published = await eventually { !self.client.published(on: "castgw/r1/state").isEmpty }
+        XCTAssertTrue(published)
+        let sleepers = clock.sleeperCount
+        client.emit(.message(MQTTMessage(topic: "castgw/r1/cmd", text: "next", qos: 1)))
+        func problem() -> JSONValue? {
+            client.published(on: "castgw/r1/state").last.flatMap { try? JSONValue(parsing: $0.payload)["problem"] }
+        }
+        let replied = await eventually { !self.client.published(on: "castgw/r1/reply").isEmpty }
+        XCTAssertTrue(replied)
+        await clock.advance(by: FleetService.publishInterval)  // one state publish per interval
+        let shown = await eventually { problem() == "the command 'next' failed: nothing to skip to" }
+        XCTAssertTrue(shown, "\(String(describing: problem()))")
+        // The expiry timer sleeps before the clock moves (its deadline counts from now).
+        let armed = await eventually { self.clock.sleeperCount > sleepers }
+        XCTAssertTrue(armed)
+        await clock.advance(by: FleetService.commandFailureShown, step: .seconds(10))
+        let cleared = await eventually { problem() == .null }
+        XCTAssertTrue(cleared, "\(String(describing: problem()))")
+    }
+
+    func testRemoteKeysBecomeEventsAndAHeldKeyOneCountedReport() async {
+        await start(context: HomeAssistantContext(keySources: ["lirc"], mappedKeys: ["KEY_VOLUMEUP"]))
+        await connect()
+        let sleepers = clock.sleeperCount
+        keyFeed.yield(KeyPress(event: InputEvent(source: .lirc, key: "KEY_RED", remote: "devinput"), mapped: false))
+        keyFeed.yield(KeyPress(event: InputEvent(source: .lirc, key: "KEY_VOLUMEUP"), mapped: true))
+        for _ in 0..<30 { keyFeed.yield(KeyPress(event: InputEvent(source: .lirc, key: "KEY_VOLUMEUP", isRepeat: true), mapped: true)) }
+        let pressed = await eventually { self.client.published(on: "castgw/r1/event").count == 2 }
+        XCTAssertTrue(pressed)
+        let armed = await eventually { self.clock.sleeperCount > sleepers }
+        XCTAssertTrue(armed)
+        await clock.advance(by: .seconds(1))
+        let held = await eventually { self.client.published(on: "castgw/r1/event").count == 3 }
+        XCTAssertTrue(held)
+        XCTAssertEqual(client.published(on: "castgw/r1/event").map(\.text), [
+            #"{"event_type":"KEY_RED","key":"KEY_RED","source":"lirc","mapped":false,"held":false,"repeats":0,"remote":"devinput"}"#,
+            #"{"event_type":"KEY_VOLUMEUP","key":"KEY_VOLUMEUP","source":"lirc","mapped":true,"held":false,"repeats":0}"#,
+            #"{"event_type":"KEY_VOLUMEUP","key":"KEY_VOLUMEUP","source":"lirc","mapped":true,"held":true,"repeats":30}"#,
+        ])
+        XCTAssertTrue(client.published(on: "castgw/r1/event").allSatisfy { !$0.retain })
+    }
+
+    func testTheDeviceSelectOffersTheDevicesDiscoverySees() async {
+        await start()
+        await connect()
+        func options() -> [JSONValue]? {
+            client.published(on: "homeassistant/select/castgw_r1/device/config").last
+                .flatMap { try? JSONValue(parsing: $0.payload)["options"]?.arrayValue }
+        }
+        var state = playing("A")
+        state.deviceName = "Lobby TV"
+        state.devices = [CastDevice(serviceName: "a", id: "1", name: "Bar TV", model: "Chromecast", capabilities: [.videoOut], busy: false,
+                                    runningApp: nil, host: "10.0.0.2", port: 8009, txt: [:])]
+        stateFeed.yield(state)
+        let offered = await eventually { options() == ["Lobby TV", "Bar TV"] }
+        XCTAssertTrue(offered, "\(String(describing: options()))")
+        state.devices = []
+        stateFeed.yield(state)
+        let fewer = await eventually { options() == ["Lobby TV"] }
+        XCTAssertTrue(fewer, "\(String(describing: options()))")
     }
 }

@@ -57,7 +57,8 @@ final class FleetSettingsTests: XCTestCase {
         XCTAssertFalse(settings.allowCredentials)
         XCTAssertTrue(settings.haDiscovery)
         XCTAssertEqual(settings.haPrefix, "homeassistant")
-        XCTAssertEqual(settings.haPresets, Array(0...9))
+        XCTAssertNil(settings.haPresets, "every configured preset")
+        XCTAssertNil(settings.area)
         XCTAssertEqual(settings.commandWait, .seconds(120))
         XCTAssertNil(settings.username)
     }
@@ -118,7 +119,7 @@ final class FleetSettingsTests: XCTestCase {
             ([("broker", "mqtt://h"), ("password-file", "/x")], "password-file", "needs a username"),
             ([("broker", "mqtt://h"), ("colour", "red")], "colour",
              "unknown key; keys in [mqtt]: broker, ca-file, cert-file, key-file, username, password-file, room, client-id, "
-                + "topic-prefix, keepalive, groups, allow-credentials, ha-discovery, ha-prefix, ha-presets, command-wait"),
+                + "topic-prefix, keepalive, groups, allow-credentials, ha-discovery, ha-prefix, ha-presets, area, command-wait"),
         ]
         for (pairs, key, fragment) in cases {
             let failure = error(pairs)

@@ -1,51 +1,148 @@
 import CastProtocol
-import Fleet
 import GatewayModel
 import JSON
 import XCTest
+@testable import Fleet
 
 /// The discovery payloads, byte for byte: Home Assistant reads exactly these.
 final class HomeAssistantDiscoveryTests: XCTestCase {
-    private let settings = FleetSettings(broker: .init(host: "broker", port: 1883, tls: false), room: "101", haPresets: [3])
+    private let settings = FleetSettings(broker: .init(host: "broker", port: 1883, tls: false), room: "101", area: "First floor")
+    private let context = HomeAssistantContext(
+        presets: [.init(number: 1, name: "News", url: "http://tv/news.m3u8"), .init(number: 3, name: "news.mp4", url: "http://tv/news.mp4")],
+        tv: true, keySources: ["cec", "lirc"], mappedKeys: ["PLAY", "KEY_PLAY", "F2_RED"], model: "Raspberry Pi 4 B", hardwareVersion: "1.4")
 
-    private let common = #""availability_topic":"castgw/101/availability","payload_available":"online","payload_not_available":"offline","device":{"identifiers":["castgw_101"],"name":"101","manufacturer":"cast-gateway","model":"cast-gateway","sw_version":"1.2.0"},"origin":{"name":"cast-gateway","sw_version":"1.2.0"}"#
+    private let device = #""device":{"identifiers":["castgw_101"],"name":"101","manufacturer":"cast-gateway","model":"Raspberry Pi 4 B","sw_version":"1.2.0","hw_version":"1.4","suggested_area":"First floor"},"origin":{"name":"cast-gateway","sw_version":"1.2.0"}"#
+    private let gatewayOnly = #""availability":[{"topic":"castgw/101/availability","payload_available":"online","payload_not_available":"offline"}]"#
+    private let needsReceiver = #""availability":[{"topic":"castgw/101/availability","payload_available":"online","payload_not_available":"offline"},{"topic":"castgw/101/link","payload_available":"online","payload_not_available":"offline"}],"availability_mode":"all""#
 
-    func testEveryEntityExactly() {
-        let messages = HomeAssistantDiscovery.messages(settings: settings, version: "1.2.0")
-        XCTAssertTrue(messages.allSatisfy { $0.retain && $0.qos == 1 })
-        let button = { (object: String, name: String, command: String, icon: String) in
-            (topic: "homeassistant/button/castgw_101/\(object)/config",
-             json: #"{"unique_id":"castgw_101_\#(object)","name":"\#(name)","command_topic":"castgw/101/cmd","payload_press":"\#(command)","qos":1,"icon":"\#(icon)",\#(self.common)}"#)
-        }
-        let expected: [(topic: String, json: String)] = [
-            ("homeassistant/sensor/castgw_101/state/config",
-             #"{"unique_id":"castgw_101_state","name":"State","state_topic":"castgw/101/state","value_template":"{{ value_json.player if value_json.link == 'connected' else value_json.link }}","json_attributes_topic":"castgw/101/state","icon":"mdi:cast",\#(common)}"#),
-            button("play", "Play", "play", "mdi:play"),
-            button("pause", "Pause", "pause", "mdi:pause"),
-            button("stop", "Stop", "stop", "mdi:stop"),
-            button("next", "Next", "next", "mdi:skip-next"),
-            button("previous", "Previous", "prev", "mdi:skip-previous"),
-            ("homeassistant/number/castgw_101/volume/config",
-             #"{"unique_id":"castgw_101_volume","name":"Volume","command_topic":"castgw/101/cmd","command_template":"vol {{ value | int }}","state_topic":"castgw/101/state","value_template":"{{ value_json.volume if value_json.volume is not none else 0 }}","min":0,"max":100,"step":1,"mode":"slider","unit_of_measurement":"%","qos":1,"icon":"mdi:volume-high",\#(common)}"#),
-            ("homeassistant/switch/castgw_101/mute/config",
-             #"{"unique_id":"castgw_101_mute","name":"Mute","command_topic":"castgw/101/cmd","payload_on":"mute on","payload_off":"mute off","state_topic":"castgw/101/state","value_template":"{{ 'ON' if value_json.muted else 'OFF' }}","state_on":"ON","state_off":"OFF","qos":1,"icon":"mdi:volume-off",\#(common)}"#),
-            button("preset_3", "Preset 3", "preset 3", "mdi:numeric-3-box"),
-        ]
-        XCTAssertEqual(messages.map(\.topic), expected.map(\.topic))
-        for (message, want) in zip(messages, expected) {
-            XCTAssertEqual(message.text, want.json, message.topic)
-            XCTAssertNotNil(try? JSONValue(parsing: message.payload), "valid JSON")
-        }
+    private func messages() -> [String: String] {
+        let all = HomeAssistantDiscovery.messages(settings: settings, context: context, version: "1.2.0", devices: ["Lobby TV", "Bar TV"])
+        XCTAssertTrue(all.allSatisfy { $0.retain && $0.qos == 1 })
+        XCTAssertTrue(all.allSatisfy { (try? JSONValue(parsing: $0.payload)) != nil }, "valid JSON")
+        return Dictionary(uniqueKeysWithValues: all.map { ($0.topic, $0.text) })
     }
 
-    func testNodeIDKeepsToTheCharactersHomeAssistantAllows() {
-        var settings = self.settings
-        settings.topicPrefix = "hotel/castgw"
-        settings.room = "zimmer-ä.1"
-        XCTAssertEqual(HomeAssistantDiscovery.nodeID(settings), "hotel_castgw_zimmer-__1")
-        settings.haPrefix = "ha"
-        XCTAssertEqual(HomeAssistantDiscovery.messages(settings: settings, version: "1").first?.topic,
-                       "ha/sensor/hotel_castgw_zimmer-__1/state/config")
+    func testTheEntitySetFollowsTheConfiguration() {
+        let topics = HomeAssistantDiscovery.messages(settings: settings, context: context, version: "1.2.0", devices: ["TV"])
+            .map { $0.topic.replacingOccurrences(of: "homeassistant/", with: "").replacingOccurrences(of: "/castgw_101/", with: " ")
+                .replacingOccurrences(of: "/config", with: "") }
+        XCTAssertEqual(topics, [
+            "binary_sensor connectivity", "binary_sensor problem", "sensor state", "sensor title", "sensor app", "sensor position",
+            "sensor duration", "button play_pause", "button play", "button pause", "button stop", "button next", "button previous",
+            "number volume", "switch mute", "button preset_1", "button preset_3", "select source", "select device", "switch tv_power",
+            "sensor tv_input", "event remote_key", "device_automation trigger_f1_blue", "device_automation trigger_f3_green",
+            "device_automation trigger_f4_yellow", "device_automation trigger_key_red", "device_automation trigger_key_green",
+            "device_automation trigger_key_yellow", "device_automation trigger_key_blue",
+        ])
+        // No CEC, no presets, no inputs, no devices: none of their entities.
+        let bare = HomeAssistantDiscovery.messages(settings: settings, context: HomeAssistantContext(), version: "1").map(\.topic)
+        XCTAssertEqual(bare.count, 15)
+        for gone in ["tv_power", "tv_input", "preset_", "source", "device/", "remote_key", "device_automation"] {
+            XCTAssertFalse(bare.contains { $0.contains(gone) }, gone)
+        }
+        // ha-presets narrows the configured presets; it never adds one.
+        var narrowed = settings
+        narrowed.haPresets = [3, 5]
+        let presets = HomeAssistantDiscovery.messages(settings: narrowed, context: context, version: "1").map(\.topic).filter { $0.contains("preset_") }
+        XCTAssertEqual(presets, ["homeassistant/button/castgw_101/preset_3/config"])
+    }
+
+    func testBoxEntitiesExactly() {
+        let all = messages()
+        XCTAssertEqual(all["homeassistant/binary_sensor/castgw_101/connectivity/config"],
+                       #"{"unique_id":"castgw_101_connectivity","name":"Receiver link","state_topic":"castgw/101/state","value_template":"{{ 'ON' if value_json.link == 'connected' else 'OFF' }}","device_class":"connectivity","entity_category":"diagnostic",\#(gatewayOnly),\#(device)}"#)
+        XCTAssertEqual(all["homeassistant/binary_sensor/castgw_101/problem/config"],
+                       #"{"unique_id":"castgw_101_problem","name":"Problem","state_topic":"castgw/101/state","value_template":"{{ 'ON' if value_json.problem else 'OFF' }}","json_attributes_topic":"castgw/101/state","json_attributes_template":"{{ {'problem': value_json.problem, 'problems': value_json.problems} | tojson }}","device_class":"problem","entity_category":"diagnostic",\#(gatewayOnly),\#(device)}"#)
+        XCTAssertEqual(all["homeassistant/select/castgw_101/device/config"],
+                       #"{"unique_id":"castgw_101_device","name":"Cast device","command_topic":"castgw/101/cmd","command_template":"use {{ value }}","state_topic":"castgw/101/state","value_template":"{{ value_json.device.name if value_json.device.name in [\"Lobby TV\",\"Bar TV\"] else 'None' }}","options":["Lobby TV","Bar TV"],"qos":1,"icon":"mdi:cast-connected",\#(gatewayOnly),\#(device)}"#)
+        XCTAssertEqual(all["homeassistant/switch/castgw_101/tv_power/config"],
+                       #"{"unique_id":"castgw_101_tv_power","name":"TV power","command_topic":"castgw/101/cmd","payload_on":"tv on","payload_off":"tv standby","state_topic":"castgw/101/state","value_template":"{{ 'None' if not value_json.tv or value_json.tv.power is none else ('ON' if value_json.tv.power == 'on' else 'OFF') }}","state_on":"ON","state_off":"OFF","qos":1,"icon":"mdi:television",\#(gatewayOnly),\#(device)}"#)
+        XCTAssertEqual(all["homeassistant/event/castgw_101/remote_key/config"],
+                       #"{"unique_id":"castgw_101_remote_key","name":"Remote key","state_topic":"castgw/101/event","event_types":["F2_RED","KEY_PLAY","PLAY","F1_BLUE","F3_GREEN","F4_YELLOW","KEY_RED","KEY_GREEN","KEY_YELLOW","KEY_BLUE","other"],"device_class":"button","icon":"mdi:remote",\#(gatewayOnly),\#(device)}"#)
+        XCTAssertEqual(all["homeassistant/device_automation/castgw_101/trigger_key_red/config"],
+                       #"{"automation_type":"trigger","topic":"castgw/101/event","value_template":"{{ value_json.event_type if not value_json.held else '' }}","payload":"KEY_RED","type":"button_short_press","subtype":"KEY_RED",\#(device)}"#)
+    }
+
+    func testReceiverEntitiesExactly() {
+        let all = messages()
+        XCTAssertEqual(all["homeassistant/sensor/castgw_101/state/config"],
+                       #"{"unique_id":"castgw_101_state","name":"Player","state_topic":"castgw/101/state","value_template":"{{ value_json.activity }}","json_attributes_topic":"castgw/101/state","icon":"mdi:cast",\#(needsReceiver),\#(device)}"#)
+        XCTAssertEqual(all["homeassistant/sensor/castgw_101/position/config"],
+                       #"{"unique_id":"castgw_101_position","name":"Position","state_topic":"castgw/101/state","value_template":"{{ value_json.position if value_json.position is not none else 'None' }}","device_class":"duration","unit_of_measurement":"s","json_attributes_topic":"castgw/101/state","json_attributes_template":"{{ {'position_updated_at': value_json.positionUpdatedAt} | tojson }}","icon":"mdi:timer-play",\#(needsReceiver),\#(device)}"#)
+        XCTAssertEqual(all["homeassistant/button/castgw_101/play_pause/config"],
+                       #"{"unique_id":"castgw_101_play_pause","name":"Play/Pause","command_topic":"castgw/101/cmd","payload_press":"toggle","qos":1,"icon":"mdi:play-pause",\#(needsReceiver),\#(device)}"#)
+        XCTAssertEqual(all["homeassistant/number/castgw_101/volume/config"],
+                       #"{"unique_id":"castgw_101_volume","name":"Volume","command_topic":"castgw/101/cmd","command_template":"vol {{ value | int }}","state_topic":"castgw/101/state","value_template":"{{ value_json.volume if value_json.volume is not none else 'None' }}","min":0,"max":100,"step":1,"mode":"slider","unit_of_measurement":"%","qos":1,"icon":"mdi:volume-high",\#(needsReceiver),\#(device)}"#)
+        XCTAssertEqual(all["homeassistant/button/castgw_101/preset_3/config"],
+                       #"{"unique_id":"castgw_101_preset_3","name":"news.mp4","command_topic":"castgw/101/cmd","payload_press":"preset 3","qos":1,"icon":"mdi:numeric-3-box",\#(needsReceiver),\#(device)}"#)
+        XCTAssertEqual(all["homeassistant/select/castgw_101/source/config"],
+                       #"{"unique_id":"castgw_101_source","name":"Play","command_topic":"castgw/101/cmd","command_template":"preset {{ {\"News\":1,\"news.mp4\":3}[value] }}","state_topic":"castgw/101/state","value_template":"{{ value_json.selection if value_json.selection in [\"News\",\"news.mp4\"] else 'None' }}","options":["News","news.mp4"],"qos":1,"icon":"mdi:playlist-play",\#(needsReceiver),\#(device)}"#)
+    }
+
+    func testNodeIDsCannotCollide() {
+        func node(prefix: String = "castgw", room: String) -> String {
+            var settings = self.settings
+            settings.topicPrefix = prefix
+            settings.room = room
+            return HomeAssistantDiscovery.nodeID(settings)
+        }
+        XCTAssertEqual(node(room: "101"), "castgw_101", "a clean name keeps its id")
+        XCTAssertEqual(node(room: "1_01"), "castgw_1_01")
+        XCTAssertNotEqual(node(room: "1.01"), node(room: "1_01"))
+        XCTAssertTrue(node(room: "1.01").hasPrefix("castgw_1_01_"))
+        XCTAssertNotEqual(node(prefix: "hotel/castgw", room: "1"), node(prefix: "hotel_castgw", room: "1"))
+        XCTAssertEqual(node(prefix: "hotel/castgw", room: "zimmer-ä.1"), "hotel_castgw_zimmer-__1_\(HomeAssistantDiscovery.shortHash("hotel/castgw_zimmer-ä.1"))")
+        XCTAssertTrue(node(prefix: "hotel/castgw", room: "zimmer-ä.1").allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+        XCTAssertEqual(HomeAssistantDiscovery.shortHash(""), "811c9dc5")
+    }
+
+    func testPresetNamesAndOptionNames() {
+        XCTAssertEqual(HomeAssistantContext.Preset.name(url: "http://x/a/b.mp4?token=1", title: nil), "b.mp4")
+        XCTAssertEqual(HomeAssistantContext.Preset.name(url: "http://x/a/b.mp4", title: "News"), "News")
+        XCTAssertEqual(HomeAssistantContext.Preset.name(url: "/media/films/", title: ""), "films")
+        XCTAssertEqual(HomeAssistantContext.Preset.name(url: "http://host", title: nil), "host")
+        XCTAssertEqual(HomeAssistantDiscovery.optionNames(["News", "Film", "News", ""]), ["News", "Film", "News (2)"])
+    }
+
+    func testTriggerKeysAreTheFreeKeysNoKeymapMaps() {
+        let context = HomeAssistantContext(keySources: ["cec", "evdev"], mappedKeys: ["F2_RED", "KEY_BLUE"])
+        XCTAssertEqual(context.triggerKeys, ["F1_BLUE", "F3_GREEN", "F4_YELLOW", "KEY_RED", "KEY_GREEN", "KEY_YELLOW"])
+        XCTAssertEqual(context.eventTypes.last, "other")
+    }
+}
+
+/// Remote keys as events: presses at once, held keys counted, storms cut.
+final class KeyEventCoalescerTests: XCTestCase {
+    private func press(_ key: String, repeat isRepeat: Bool = false) -> KeyPress {
+        KeyPress(event: InputEvent(source: .cec, key: key, isRepeat: isRepeat), mapped: false)
+    }
+
+    private func types(_ events: [JSONValue]) -> [String] {
+        events.map { "\($0["event_type"]?.stringValue ?? "?")\($0["held"] == true ? " held \($0["repeats"]?.intValue ?? -1)" : "")" }
+    }
+
+    func testAHeldKeyIsOnePressAndAtMostOneReportPerSecond() {
+        var coalescer = KeyEventCoalescer(eventTypes: ["VOLUME_UP", "other"])
+        XCTAssertEqual(types(coalescer.receive(press("VOLUME_UP"), at: .zero)), ["VOLUME_UP"])
+        for tick in 1...9 { XCTAssertEqual(coalescer.receive(press("VOLUME_UP", repeat: true), at: .milliseconds(tick * 100)), []) }
+        XCTAssertEqual(coalescer.deadline, .milliseconds(1100))
+        XCTAssertEqual(coalescer.due(at: .milliseconds(1000)), [])
+        XCTAssertEqual(types(coalescer.due(at: .milliseconds(1100))), ["VOLUME_UP held 9"])
+        XCTAssertNil(coalescer.deadline)
+        XCTAssertEqual(coalescer.receive(press("VOLUME_UP", repeat: true), at: .milliseconds(1200)), [])
+        // Another key: the rest of the hold is reported first.
+        XCTAssertEqual(types(coalescer.receive(press("MUTE"), at: .milliseconds(1300))), ["VOLUME_UP held 10", "other"])
+    }
+
+    func testAStormOfPressesIsCutAndTheDroppedCounted() {
+        var coalescer = KeyEventCoalescer(eventTypes: ["UP"])
+        var sent = 0
+        for index in 0..<100 { sent += coalescer.receive(press("UP"), at: .milliseconds(index)).count }
+        XCTAssertLessThanOrEqual(sent, 21)
+        XCTAssertGreaterThanOrEqual(sent, 20)
+        let later = coalescer.receive(press("UP"), at: .seconds(5))
+        XCTAssertEqual(later.count, 1)
+        XCTAssertEqual(later.first?["dropped"]?.intValue, 100 - sent)
     }
 }
 
@@ -76,8 +173,10 @@ final class FleetStateDocumentTests: XCTestCase {
         tv.osdName = "TV"
         state.tv = tv
         let extras = FleetStatusExtras(version: "1.4.0", startedAt: .seconds(40), inputs: ["cec", "lirc"])
-        let document = FleetStateDocument.render(state, extras: extras, now: .milliseconds(103_240))
-        XCTAssertEqual(document.serialized, #"{"link":"connected","device":{"name":"Living Room TV","id":"4f1c","address":"192.168.1.20:8009"},"app":"Default Media Receiver","appId":"CC1AD845","player":"PLAYING","title":"Big \"Buck\" Bunny","position":83.2,"duration":596,"volume":40,"muted":false,"error":null,"inputs":{"cec":"ok","lirc":"cannot connect to /run/lirc/lircd"},"services":{"kiosk":"kiosk failed: x; restarting"},"tv":{"power":"on","input":"2.0.0.0","hdmi":2,"chromecast":true,"vendor":"00e091","vendorName":"LG","name":"TV"},"version":"1.4.0","uptime":63}"#)
+        let context = FleetStateDocument.Context(wallTime: 1_796_198_400.7, presets: [.init(number: 4, name: "Big \"Buck\" Bunny", url: "http://x/b.mp4")],
+                                                 commandFailure: "the command 'next' failed: nothing to skip to")
+        let document = FleetStateDocument.render(state, extras: extras, now: .milliseconds(103_240), context: context)
+        XCTAssertEqual(document.serialized, #"{"link":"connected","device":{"name":"Living Room TV","id":"4f1c","address":"192.168.1.20:8009"},"app":"Default Media Receiver","appId":"CC1AD845","player":"PLAYING","title":"Big \"Buck\" Bunny","position":83.2,"duration":596,"volume":40,"muted":false,"error":null,"inputs":{"cec":"ok","lirc":"cannot connect to /run/lirc/lircd"},"services":{"kiosk":"kiosk failed: x; restarting"},"tv":{"power":"on","input":"2.0.0.0","hdmi":2,"chromecast":true,"vendor":"00e091","vendorName":"LG","name":"TV"},"version":"1.4.0","uptime":63,"activity":"Playing","selection":"Big \"Buck\" Bunny","positionUpdatedAt":"2026-12-02T08:00:00Z","problem":"lirc: cannot connect to /run/lirc/lircd","problems":["lirc: cannot connect to /run/lirc/lircd","kiosk failed: x; restarting","the command 'next' failed: nothing to skip to"],"tvInput":"HDMI 2 (Chromecast)"}"#)
     }
 
     func testIdleStateHasEveryMemberAsNull() {
@@ -85,6 +184,6 @@ final class FleetStateDocumentTests: XCTestCase {
         state.lastError = GatewayState.Problem(code: "device-unavailable", message: "no answer")
         state.volume = .nan
         let document = FleetStateDocument.render(state, extras: FleetStatusExtras(version: "1", startedAt: .seconds(5)), now: .seconds(1))
-        XCTAssertEqual(document.serialized, #"{"link":"no-device","device":{"name":"","id":null,"address":""},"app":null,"appId":null,"player":"NONE","title":null,"position":null,"duration":null,"volume":null,"muted":false,"error":{"code":"device-unavailable","message":"no answer"},"inputs":{},"services":{},"tv":null,"version":"1","uptime":0}"#)
+        XCTAssertEqual(document.serialized, #"{"link":"no-device","device":{"name":"","id":null,"address":""},"app":null,"appId":null,"player":"NONE","title":null,"position":null,"duration":null,"volume":null,"muted":false,"error":{"code":"device-unavailable","message":"no answer"},"inputs":{},"services":{},"tv":null,"version":"1","uptime":0,"activity":"Not connected","selection":null,"positionUpdatedAt":null,"problem":"no receiver is set: set [device] host, name or id","problems":["no receiver is set: set [device] host, name or id"],"tvInput":null}"#)
     }
 }

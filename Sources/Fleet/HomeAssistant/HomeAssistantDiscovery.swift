@@ -1,0 +1,242 @@
+import JSON
+
+/// Home Assistant MQTT discovery: retained config messages, one per entity,
+/// on `<ha-prefix>/<component>/<node_id>/<object_id>/config`, all sharing one
+/// `device` block, so each room appears as one device with its entities.
+/// Entities read the retained state topic through `value_template` and send
+/// console command lines to the room's `cmd` topic. Nothing to install or
+/// write on the Home Assistant side.
+///
+/// Entities that need the receiver are available only while the gateway is
+/// online *and* its Cast link is up (two availability topics, mode `all`);
+/// the box's own (link, problem, device choice, TV, keys) only need the
+/// gateway.
+public enum HomeAssistantDiscovery {
+    /// The config messages (retained, QoS 1) for `settings` and `context`;
+    /// `devices`: the Cast devices to offer in the device select.
+    public static func messages(settings: FleetSettings, context: HomeAssistantContext = HomeAssistantContext(), version: String,
+                                devices: [String] = []) -> [MQTTMessage] {
+        let topics = settings.topics
+        let node = nodeID(settings)
+        func available(_ topic: String) -> JSONValue {
+            ["topic": .string(topic), "payload_available": "online", "payload_not_available": "offline"]
+        }
+        var deviceInfo: JSONObject = [
+            "identifiers": [.string(node)],
+            "name": .string(settings.room),
+            "manufacturer": "cast-gateway",
+            "model": .string(context.model),
+            "sw_version": .string(version),
+        ]
+        if let hardware = context.hardwareVersion { deviceInfo["hw_version"] = .string(hardware) }
+        deviceInfo["suggested_area"] = .string(settings.area ?? settings.room)
+        let device = JSONValue.object(deviceInfo)
+        let origin: JSONValue = ["name": "cast-gateway", "sw_version": .string(version)]
+        enum Needs { case gateway, receiver }
+        func entity(_ component: String, _ object: String, needs: Needs, _ members: [(String, JSONValue)]) -> MQTTMessage {
+            var config = JSONObject()
+            config["unique_id"] = .string("\(node)_\(object)")
+            for (key, value) in members { config[key] = value }
+            switch needs {
+            case .gateway:
+                config["availability"] = [available(topics.availability)]
+            case .receiver:
+                config["availability"] = [available(topics.availability), available(topics.link)]
+                config["availability_mode"] = "all"
+            }
+            config["device"] = device
+            config["origin"] = origin
+            return MQTTMessage(topic: "\(settings.haPrefix)/\(component)/\(node)/\(object)/config",
+                               payload: JSONValue.object(config).serializedBytes, qos: 1, retain: true)
+        }
+        func button(_ object: String, _ name: String, _ command: String, _ icon: String) -> MQTTMessage {
+            entity("button", object, needs: .receiver, [("name", .string(name)), ("command_topic", .string(topics.command)),
+                                                        ("payload_press", .string(command)), ("qos", 1), ("icon", .string(icon))])
+        }
+        let state = JSONValue.string(topics.state)
+        func sensor(_ object: String, _ name: String, _ template: String, _ icon: String,
+                    extra: [(String, JSONValue)] = []) -> MQTTMessage {
+            entity("sensor", object, needs: .receiver, [("name", .string(name)), ("state_topic", state),
+                                                        ("value_template", .string(template))] + extra + [("icon", .string(icon))])
+        }
+        // Text sensors say "unknown" for nothing (Home Assistant's own word);
+        // numeric ones take "None".
+        func text(_ member: String) -> String {
+            "{{ value_json.\(member)[:255] if value_json.\(member) else 'unknown' }}"
+        }
+        var messages = [
+            entity("binary_sensor", "connectivity", needs: .gateway, [
+                ("name", "Receiver link"), ("state_topic", state),
+                ("value_template", "{{ 'ON' if value_json.link == 'connected' else 'OFF' }}"),
+                ("device_class", "connectivity"), ("entity_category", "diagnostic"),
+            ]),
+            entity("binary_sensor", "problem", needs: .gateway, [
+                ("name", "Problem"), ("state_topic", state),
+                ("value_template", "{{ 'ON' if value_json.problem else 'OFF' }}"),
+                ("json_attributes_topic", state),
+                ("json_attributes_template", "{{ {'problem': value_json.problem, 'problems': value_json.problems} | tojson }}"),
+                ("device_class", "problem"), ("entity_category", "diagnostic"),
+            ]),
+            sensor("state", "Player", "{{ value_json.activity }}", "mdi:cast", extra: [("json_attributes_topic", state)]),
+            sensor("title", "Title", text("title"), "mdi:movie-open"),
+            sensor("app", "App", text("app"), "mdi:application"),
+            sensor("position", "Position", "{{ value_json.position if value_json.position is not none else 'None' }}", "mdi:timer-play", extra: [
+                ("device_class", "duration"), ("unit_of_measurement", "s"),
+                ("json_attributes_topic", state),
+                ("json_attributes_template", "{{ {'position_updated_at': value_json.positionUpdatedAt} | tojson }}"),
+            ]),
+            sensor("duration", "Duration", "{{ value_json.duration if value_json.duration is not none else 'None' }}", "mdi:timer",
+                   extra: [("device_class", "duration"), ("unit_of_measurement", "s")]),
+            button("play_pause", "Play/Pause", "toggle", "mdi:play-pause"),
+            button("play", "Play", "play", "mdi:play"),
+            button("pause", "Pause", "pause", "mdi:pause"),
+            button("stop", "Stop", "stop", "mdi:stop"),
+            button("next", "Next", "next", "mdi:skip-next"),
+            button("previous", "Previous", "prev", "mdi:skip-previous"),
+            entity("number", "volume", needs: .receiver, [
+                ("name", "Volume"),
+                ("command_topic", .string(topics.command)),
+                ("command_template", "vol {{ value | int }}"),
+                ("state_topic", state),
+                ("value_template", "{{ value_json.volume if value_json.volume is not none else 'None' }}"),
+                ("min", 0), ("max", 100), ("step", 1), ("mode", "slider"), ("unit_of_measurement", "%"),
+                ("qos", 1), ("icon", "mdi:volume-high"),
+            ]),
+            entity("switch", "mute", needs: .receiver, [
+                ("name", "Mute"),
+                ("command_topic", .string(topics.command)),
+                ("payload_on", "mute on"), ("payload_off", "mute off"),
+                ("state_topic", state),
+                ("value_template", "{{ 'ON' if value_json.muted else 'OFF' }}"),
+                ("state_on", "ON"), ("state_off", "OFF"),
+                ("qos", 1), ("icon", "mdi:volume-off"),
+            ]),
+        ]
+        let presets = presetsShown(settings: settings, context: context)
+        for preset in presets {
+            messages.append(button("preset_\(preset.number)", preset.name, "preset \(preset.number)", "mdi:numeric-\(preset.number)-box"))
+        }
+        if !presets.isEmpty {
+            // The option's name picks the preset; the state names the one playing.
+            let names = optionNames(presets.map(\.name))
+            let map = JSONValue.object(JSONObject(zip(names, presets).map { (key: $0.0, value: JSONValue.int($0.1.number)) }))
+            messages.append(entity("select", "source", needs: .receiver, [
+                ("name", "Play"),
+                ("command_topic", .string(topics.command)),
+                ("command_template", .string("preset {{ \(map.serialized)[value] }}")),
+                ("state_topic", state),
+                ("value_template", .string("{{ value_json.selection if value_json.selection in \(JSONValue.array(names.map(JSONValue.string)).serialized) else 'None' }}")),
+                ("options", .array(names.map(JSONValue.string))),
+                ("qos", 1), ("icon", "mdi:playlist-play"),
+            ]))
+        }
+        let deviceNames = optionNames(devices)
+        if !deviceNames.isEmpty {
+            let options = JSONValue.array(deviceNames.map(JSONValue.string))
+            messages.append(entity("select", "device", needs: .gateway, [
+                ("name", "Cast device"),
+                ("command_topic", .string(topics.command)),
+                ("command_template", "use {{ value }}"),
+                ("state_topic", state),
+                ("value_template", .string("{{ value_json.device.name if value_json.device.name in \(options.serialized) else 'None' }}")),
+                ("options", options),
+                ("qos", 1), ("icon", "mdi:cast-connected"),
+            ]))
+        }
+        if context.tv {
+            messages.append(entity("switch", "tv_power", needs: .gateway, [
+                ("name", "TV power"),
+                ("command_topic", .string(topics.command)),
+                ("payload_on", "tv on"), ("payload_off", "tv standby"),
+                ("state_topic", state),
+                ("value_template", "{{ 'None' if not value_json.tv or value_json.tv.power is none else ('ON' if value_json.tv.power == 'on' else 'OFF') }}"),
+                ("state_on", "ON"), ("state_off", "OFF"),
+                ("qos", 1), ("icon", "mdi:television"),
+            ]))
+            messages.append(entity("sensor", "tv_input", needs: .gateway, [
+                ("name", "TV input"), ("state_topic", state),
+                ("value_template", "{{ value_json.tvInput if value_json.tvInput else 'unknown' }}"),
+                ("icon", "mdi:video-input-hdmi"),
+            ]))
+        }
+        if !context.keySources.isEmpty {
+            messages.append(entity("event", "remote_key", needs: .gateway, [
+                ("name", "Remote key"), ("state_topic", .string(topics.keyEvents)),
+                ("event_types", .array(context.eventTypes.map(JSONValue.string))),
+                ("device_class", "button"), ("icon", "mdi:remote"),
+            ]))
+            for key in context.triggerKeys {
+                var config = JSONObject()
+                config["automation_type"] = "trigger"
+                config["topic"] = .string(topics.keyEvents)
+                config["value_template"] = "{{ value_json.event_type if not value_json.held else '' }}"
+                config["payload"] = .string(key)
+                config["type"] = "button_short_press"
+                config["subtype"] = .string(key)
+                config["device"] = device
+                config["origin"] = origin
+                messages.append(MQTTMessage(topic: "\(settings.haPrefix)/device_automation/\(node)/trigger_\(key.lowercased())/config",
+                                            payload: JSONValue.object(config).serializedBytes, qos: 1, retain: true))
+            }
+        }
+        return messages
+    }
+
+    /// The presets that get a button: the configured ones, or those of them `ha-presets` names.
+    static func presetsShown(settings: FleetSettings, context: HomeAssistantContext) -> [HomeAssistantContext.Preset] {
+        guard let chosen = settings.haPresets else { return context.presets }
+        return context.presets.filter { chosen.contains($0.number) }
+    }
+
+    /// Option names, made unique (a second "News" becomes "News (2)").
+    static func optionNames(_ names: [String]) -> [String] {
+        var seen: [String: Int] = [:], result: [String] = []
+        for name in names where !name.isEmpty {
+            let count = (seen[name] ?? 0) + 1
+            seen[name] = count
+            result.append(count == 1 ? name : "\(name) (\(count))")
+        }
+        return result
+    }
+
+    /// The `node_id` and device identifier: prefix and room, with every
+    /// character outside [a-zA-Z0-9_-] replaced by `_` (what Home Assistant
+    /// allows) and, when that changed anything, a short hash of the raw
+    /// text, so `1.01` and `1_01` (or `hotel/castgw` and `hotel_castgw`)
+    /// stay two devices.
+    public static func nodeID(_ settings: FleetSettings) -> String {
+        let raw = "\(settings.topicPrefix)_\(settings.room)"
+        let cleaned = legacyNodeID(settings)
+        return cleaned == raw ? raw : "\(cleaned)_\(shortHash(raw))"
+    }
+
+    /// The node id before hashes were added (the characters replaced only):
+    /// its configs are removed where it differs from today's.
+    public static func legacyNodeID(_ settings: FleetSettings) -> String {
+        let raw = "\(settings.topicPrefix)_\(settings.room)"
+        return String(raw.unicodeScalars.map { scalar -> Character in
+            let allowed = ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                || scalar == "_" || scalar == "-"
+            return allowed ? Character(scalar) : "_"
+        })
+    }
+
+    /// 8 hex digits of FNV-1a over the UTF-8 bytes: stable across releases and machines.
+    static func shortHash(_ text: String) -> String {
+        var hash: UInt32 = 0x811C_9DC5
+        for byte in text.utf8 {
+            hash ^= UInt32(byte)
+            hash = hash &* 0x0100_0193
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 8 - hex.count) + hex
+    }
+
+    /// Home Assistant announces itself here (`online`) after it starts.
+    public static func statusTopic(_ settings: FleetSettings) -> String { "\(settings.haPrefix)/status" }
+
+    /// Every retained config under `node` (to find the ones no longer announced).
+    public static func configFilter(settings: FleetSettings, node: String) -> [String] {
+        ["\(settings.haPrefix)/+/\(node)/+/config"]
+    }
+}

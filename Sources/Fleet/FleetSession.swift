@@ -334,12 +334,7 @@ final class FleetSession {
         if let last = lastPublish, now - last < FleetService.publishInterval {
             guard !flushArmed else { return }
             flushArmed = true
-            let wait = last + FleetService.publishInterval - now
-            let feed = self.feed, time = service.timeSource
-            group.addTask {
-                guard (try? await time.sleep(for: wait)) != nil else { return }
-                feed.yield(.flushDue)
-            }
+            feed(.flushDue, at: last + FleetService.publishInterval, in: &group)
             return
         }
         let context = FleetStateDocument.Context(wallTime: service.wallTime(), presets: service.context.presets,
@@ -425,12 +420,7 @@ final class FleetSession {
     private func armKeyTimer(in group: inout DiscardingTaskGroup) {
         guard !keyTimerArmed, let deadline = keyEvents.deadline else { return }
         keyTimerArmed = true
-        let wait = max(deadline - service.timeSource.now, .zero)
-        let feed = self.feed, time = service.timeSource
-        group.addTask {
-            guard (try? await time.sleep(for: wait)) != nil else { return }
-            feed.yield(.keyReportDue)
-        }
+        feed(.keyReportDue, at: deadline, in: &group)
     }
 
     /// A failed command shows in the state's `problem` for `commandFailureShown`.
@@ -446,12 +436,7 @@ final class FleetSession {
     private func armFailureTimer(in group: inout DiscardingTaskGroup) {
         guard !failureTimerArmed, let failure = commandFailure else { return }
         failureTimerArmed = true
-        let wait = max(failure.until - service.timeSource.now, .zero)
-        let feed = self.feed, time = service.timeSource
-        group.addTask {
-            guard (try? await time.sleep(for: wait)) != nil else { return }
-            feed.yield(.failureExpired)
-        }
+        feed(.failureExpired, at: failure.until, in: &group)
     }
 
     // MARK: Commands
@@ -559,15 +544,20 @@ final class FleetSession {
         var command: FleetCommand
     }
 
-    private func armHeldTimer(in group: inout DiscardingTaskGroup) {
-        guard !heldTimerArmed, let first = held.first, first.needsReceiver else { return }
-        heldTimerArmed = true
-        let wait = max(first.deadline - service.timeSource.now, .zero)
+    /// Feeds `input` to the loop at `deadline` on the service's clock (at once if it has passed).
+    private func feed(_ input: Input, at deadline: Duration, in group: inout DiscardingTaskGroup) {
+        let wait = max(deadline - service.timeSource.now, .zero)
         let feed = self.feed, time = service.timeSource
         group.addTask {
             guard (try? await time.sleep(for: wait)) != nil else { return }
-            feed.yield(.heldDue)
+            feed.yield(input)
         }
+    }
+
+    private func armHeldTimer(in group: inout DiscardingTaskGroup) {
+        guard !heldTimerArmed, let first = held.first, first.needsReceiver else { return }
+        heldTimerArmed = true
+        feed(.heldDue, at: first.deadline, in: &group)
     }
 
     private func publishReply(id: JSONValue, ok: Bool, lines: [String]) {

@@ -32,7 +32,7 @@ WORK=""
 BUILD=""   # a venv being built, removed if this script does not finish it
 PASSED=0
 FAILED=1   # until the checker says otherwise
-declare -A PIDFILES=()
+PIDFILES=()   # in start order; stopped in reverse
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -54,17 +54,15 @@ show_logs() {
 # when something failed; removes the temporary directory unless --keep; and
 # prints the summary as the last line.
 cleanup() {
-    local status=$? name pid
+    local status=$? i pid
     trap - EXIT INT TERM
     set +e
-    for name in "${!PIDFILES[@]}"; do
-        pid=$(cat "${PIDFILES[$name]}" 2>/dev/null)
-        [ -n "$pid" ] && kill "$pid" 2>/dev/null
-    done
-    for name in "${!PIDFILES[@]}"; do
-        pid=$(cat "${PIDFILES[$name]}" 2>/dev/null)
+    # One at a time, the last started first (HA before the broker it uses).
+    for ((i = ${#PIDFILES[@]} - 1; i >= 0; i--)); do
+        pid=$(cat "${PIDFILES[i]}" 2>/dev/null)
         [ -n "$pid" ] || continue
-        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill "$pid" 2>/dev/null
+        for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
         kill -9 "$pid" 2>/dev/null
     done
     if [ "$status" -ne 0 ] || [ "$FAILED" -ne 0 ]; then show_logs; fi
@@ -103,7 +101,8 @@ start() {
     shift
     "$@" > "$WORK/$name.out" 2> "$WORK/$name.err" &
     echo $! > "$WORK/$name.pid"
-    PIDFILES[$name]=$WORK/$name.pid
+    disown $!   # stopped by pid in cleanup; no "Killed" job notices
+    PIDFILES+=("$WORK/$name.pid")
 }
 alive() { kill -0 "$(cat "$WORK/$1.pid")" 2>/dev/null; }
 

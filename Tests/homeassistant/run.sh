@@ -144,8 +144,8 @@ else
     mqtt_requirement=$("$build/bin/python" -c \
         'import json, sys; print(" ".join(json.load(open(sys.argv[1]))["requirements"]))' \
         "$build/lib/python3.11/site-packages/homeassistant/components/mqtt/manifest.json")
-    mapfile -t requirements < <("$build/bin/python" "$HERE/requirements.py" $HA_DOMAINS)
-    [ "${#requirements[@]}" -gt 0 ] || setup_failed "requirements.py found no requirements"
+    mapfile -t requirements < <("$build/bin/python" "$HERE/requirements.py" $HA_DOMAINS 2> "$build/requirements.err")
+    [ "${#requirements[@]}" -gt 0 ] || setup_failed "requirements.py found no requirements: $(cat "$build/requirements.err")"
     "$build/bin/python" -m pip install -q --disable-pip-version-check "${requirements[@]}" \
         || setup_failed "pip install ${requirements[*]} failed"
     { echo "$want_marker"; printf '%s\n' "${requirements[@]}"; } > "$build/.installed"

@@ -16,7 +16,7 @@ import JSON
 ///      "tv":{"power":"on","input":"2.0.0.0","hdmi":2,"chromecast":true,"vendor":"00e091","vendorName":"LG","name":"TV"},
 ///      "version":"1.4.0","uptime":3600,
 ///      "activity":"Playing","selection":"Big Buck Bunny","positionUpdatedAt":"2026-12-02T08:00:00Z",
-///      "problem":null,"problems":[],"tvInput":"HDMI 2 (Chromecast)"}
+///      "problem":null,"problems":[],"tvInput":"HDMI 2 (the Chromecast)"}
 ///
 /// The last members are for Home Assistant: `activity` is the player in
 /// words, `selection` the preset playing (by its name), `positionUpdatedAt`
@@ -82,7 +82,8 @@ public enum FleetStateDocument {
             "positionUpdatedAt": state.position != nil ? string(context.wallTime.map(isoTime)) : .null,
             "problem": string(problems.first),
             "problems": .array(problems.map(JSONValue.string)),
-            "tvInput": string(state.tv.flatMap(tvInput)),
+            // The words `status` uses (`HDMI 2 (the Chromecast)`), for the input the TV shows.
+            "tvInput": string(state.tv.flatMap { tv in tv.connected ? tv.activeSource.map(tv.inputText) : nil }),
         ]
     }
 
@@ -126,13 +127,6 @@ public enum FleetStateDocument {
         if let failure = commandFailure { list.append(failure) }
         var seen = Set<String>()
         return list.filter { seen.insert($0).inserted }
-    }
-
-    /// `HDMI 2 (Chromecast)`, or the physical address off the HDMI ports.
-    static func tvInput(_ tv: TVStatus) -> String? {
-        guard let json = tv.json.objectValue, let input = json["input"]?.stringValue else { return nil }
-        guard let hdmi = json["hdmi"]?.intValue else { return input }
-        return "HDMI \(hdmi)" + (json["chromecast"]?.boolValue == true ? " (Chromecast)" : "")
     }
 
     /// `2026-12-02T08:00:00Z` for seconds since the epoch.

@@ -76,6 +76,8 @@ final class FleetSession {
     /// The link availability last published.
     private var linkPublished: Bool?
     private var keyEvents: KeyEventCoalescer
+    /// The presets the `Play` select offers: the state names its option.
+    private let shownPresets: [HomeAssistantContext.Preset]
     private var keyTimerArmed = false
     /// The last failed command and until when it shows.
     private var commandFailure: (message: String, until: Duration)?
@@ -100,6 +102,7 @@ final class FleetSession {
         (queries, queryFeed) = AsyncStream.makeStream(of: Received.self,
                                                       bufferingPolicy: .bufferingOldest(FleetSession.commandQueueLimit))
         keyEvents = KeyEventCoalescer(eventTypes: service.context.eventTypes)
+        shownPresets = HomeAssistantDiscovery.presetsShown(settings: service.settings, context: service.context)
     }
 
     func run() async {
@@ -337,7 +340,7 @@ final class FleetSession {
             feed(.flushDue, at: last + FleetService.publishInterval, in: &group)
             return
         }
-        let context = FleetStateDocument.Context(wallTime: service.wallTime(), presets: service.context.presets,
+        let context = FleetStateDocument.Context(wallTime: service.wallTime(), presets: shownPresets,
                                                  commandFailure: commandFailure?.message)
         let document = FleetStateDocument.render(state, extras: service.extras, now: now, context: context)
         client.publish(MQTTMessage(topic: topics.state, payload: document.serializedBytes, qos: 1, retain: true))

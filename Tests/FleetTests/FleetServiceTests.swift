@@ -431,6 +431,24 @@ final class FleetServiceTests: XCTestCase {
         XCTAssertTrue(client.published(on: "castgw/r1/event").allSatisfy { !$0.retain })
     }
 
+    func testTheSelectionNamesAnOptionThePlaySelectOffers() async {
+        // Two presets share a name; ha-presets shows only the second, whose option is then plain "News".
+        let presets: [HomeAssistantContext.Preset] = [.init(number: 1, name: "News", url: "http://tv/a"),
+                                                      .init(number: 2, name: "News", url: "http://tv/b")]
+        await start(context: HomeAssistantContext(presets: presets)) { $0.haPresets = [2] }
+        await connect()
+        let options = client.published(on: "homeassistant/select/castgw_r1/source/config").last
+            .flatMap { try? JSONValue(parsing: $0.payload)["options"] }
+        XCTAssertEqual(options, ["News"])
+        var state = playing("Evening news")
+        state.contentID = "http://tv/b"
+        stateFeed.yield(state)
+        let named = await eventually {
+            self.client.published(on: "castgw/r1/state").last.flatMap { try? JSONValue(parsing: $0.payload)["selection"] } == "News"
+        }
+        XCTAssertTrue(named, "\(client.published(on: "castgw/r1/state").last?.text ?? "nothing published")")
+    }
+
     func testTheDeviceSelectOffersTheDevicesDiscoverySees() async {
         await start()
         await connect()

@@ -78,6 +78,9 @@ final class FleetSession {
     private var keyEvents: KeyEventCoalescer
     /// The presets the `Play` select offers: the state names its option.
     private let shownPresets: [HomeAssistantContext.Preset]
+    /// The retained configs under this room's node ids (today's and the one
+    /// before hashes), split into levels: any not announced any more is removed.
+    private let configFilters: [[Substring]]
     private var keyTimerArmed = false
     /// The last failed command and until when it shows.
     private var commandFailure: (message: String, until: Duration)?
@@ -103,6 +106,11 @@ final class FleetSession {
                                                       bufferingPolicy: .bufferingOldest(FleetSession.commandQueueLimit))
         keyEvents = KeyEventCoalescer(eventTypes: service.context.eventTypes)
         shownPresets = HomeAssistantDiscovery.presetsShown(settings: service.settings, context: service.context)
+        let settings = service.settings
+        let node = HomeAssistantDiscovery.nodeID(settings), legacy = HomeAssistantDiscovery.legacyNodeID(settings)
+        let nodes = legacy == node ? [node] : [node, legacy]
+        configFilters = nodes.flatMap { HomeAssistantDiscovery.configFilter(settings: settings, node: $0) }
+            .map { $0.split(separator: "/", omittingEmptySubsequences: false) }
     }
 
     func run() async {
@@ -257,7 +265,7 @@ final class FleetSession {
         var filters = topics.commandTopics
         if settings.haDiscovery {
             filters.append(HomeAssistantDiscovery.statusTopic(settings))
-            filters += configFilters
+            filters += configFilters.map { $0.joined(separator: "/") }
         }
         client.subscribe(filters, qos: 1)
         client.publish(MQTTMessage(topic: topics.availability, text: "online", qos: 1, retain: true))
@@ -351,16 +359,6 @@ final class FleetSession {
 
     // MARK: Home Assistant
 
-    /// The retained configs under this room's node ids (today's and the one
-    /// before hashes): any that is not announced any more is removed.
-    private var configFilters: [String] {
-        let settings = service.settings
-        var nodes = [HomeAssistantDiscovery.nodeID(settings)]
-        let legacy = HomeAssistantDiscovery.legacyNodeID(settings)
-        if legacy != nodes[0] { nodes.append(legacy) }
-        return nodes.flatMap { HomeAssistantDiscovery.configFilter(settings: settings, node: $0) }
-    }
-
     /// Publishes the configs that changed since they were last published.
     private func publishDiscovery() {
         guard service.settings.haDiscovery, connection == .connected else { return }
@@ -389,9 +387,8 @@ final class FleetSession {
 
     private func isConfigTopic(_ topic: String) -> Bool {
         let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
-        return configFilters.contains { filter in
-            let pattern = filter.split(separator: "/", omittingEmptySubsequences: false)
-            return pattern.count == levels.count && zip(pattern, levels).allSatisfy { $0 == "+" || $0 == $1 }
+        return configFilters.contains { pattern in
+            pattern.count == levels.count && zip(pattern, levels).allSatisfy { $0 == "+" || $0 == $1 }
         }
     }
 

@@ -136,8 +136,7 @@ public final class Daemon: Sendable {
                 }
             },
             ReconfigurableService(name: "cec", settings: settings, part: { CecPart(settings: $0.cec, expected: $0.expectsCec) }) { part in
-                // Without [cec] in the file, CEC runs only where an adapter exists (the kernel's /dev/cec0).
-                guard part.expected || FileSystem.exists("/dev/cec0") else { return nil }
+                guard part.runs else { return nil }
                 return CecService(settings: part.settings, expected: part.expected, gateway: gateway, sink: sink, timeSource: timeSource)
             },
             ReconfigurableService(name: "console", settings: settings, part: \.console) { console in
@@ -210,6 +209,9 @@ struct LircPart: Equatable, Sendable {
 struct CecPart: Equatable, Sendable {
     var settings: CecSettings
     var expected: Bool
+
+    /// Without [cec] in the file, CEC runs only where an adapter exists (the kernel's /dev/cec0).
+    var runs: Bool { expected || FileSystem.exists("/dev/cec0") }
 }
 
 extension AsyncStream where Element: Sendable {

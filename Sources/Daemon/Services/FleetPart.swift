@@ -1,7 +1,6 @@
 import Fleet
 import GatewayModel
 import RemoteInput
-import SystemSupport
 
 /// What the MQTT service depends on: `[mqtt]`, and what its Home Assistant
 /// device shows from the rest of the config (presets, CEC, the inputs and
@@ -11,14 +10,14 @@ struct FleetPart: Equatable, Sendable {
     var fleet: FleetSettings?
     var context: HomeAssistantContext
 
-    init(settings: DaemonSettings, hasCecAdapter: Bool = FileSystem.exists("/dev/cec0")) {
+    init(settings: DaemonSettings) {
         fleet = settings.mqtt.fleet
         let presets = settings.gateway.presets.presets.sorted { $0.key < $1.key }.map { number, preset in
             HomeAssistantContext.Preset(number: number, name: HomeAssistantContext.Preset.name(url: preset.url, title: preset.title),
                                         url: preset.url)
         }
-        // As the services decide: CEC where configured or where an adapter exists, LIRC always, evdev with a device.
-        let cec = settings.expectsCec || hasCecAdapter
+        // As the services decide: CEC as its part says, LIRC always, evdev with a device.
+        let cec = CecPart(settings: settings.cec, expected: settings.expectsCec).runs
         var sources: [InputEvent.Source] = []
         if cec { sources.append(.cec) }
         sources.append(.lirc)

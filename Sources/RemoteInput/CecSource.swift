@@ -180,18 +180,11 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
         // otherwise keep the cast playing. In the audio-system role the
         // gateway also answers <Give Audio Status> itself (libcec would say
         // "unknown"); libcec 6 answers too, and the gateway repeats its answer.
-        if settings.role == .audioSystem {
-            _ = cg_cec_set_command_handler(callbacks) { parameter, command in
-                guard let parameter, let command else { return 0 }
-                Unmanaged<CecSource>.fromOpaque(parameter).takeUnretainedValue().received(command.pointee, through: .commandHandler)
-                return command.pointee.opcode == CEC_OPCODE_GIVE_AUDIO_STATUS && command.pointee.destination == CECDEVICE_AUDIOSYSTEM ? 1 : 0
-            }
-        } else {
-            _ = cg_cec_set_command_handler(callbacks) { parameter, command in
-                guard let parameter, let command else { return 0 }
-                Unmanaged<CecSource>.fromOpaque(parameter).takeUnretainedValue().received(command.pointee, through: .commandHandler)
-                return 0
-            }
+        _ = cg_cec_set_command_handler(callbacks) { parameter, command in
+            guard let parameter, let command else { return 0 }
+            let source = Unmanaged<CecSource>.fromOpaque(parameter).takeUnretainedValue()
+            source.received(command.pointee, through: .commandHandler)
+            return source.answersItself(command.pointee) ? 1 : 0
         }
         configuration.pointee.callbacks = callbacks
         configuration.pointee.callbackParam = Unmanaged.passUnretained(self).toOpaque()
@@ -324,6 +317,11 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
     }
 
     private static let handlerAvailable = cg_cec_has_command_handler() == 1
+
+    /// What the gateway answers instead of libcec: <Give Audio Status> to the audio system, in that role.
+    private func answersItself(_ command: cec_command) -> Bool {
+        settings.role == .audioSystem && command.opcode == CEC_OPCODE_GIVE_AUDIO_STATUS && command.destination == CECDEVICE_AUDIOSYSTEM
+    }
 
     private func received(_ command: cec_command, through delivery: Delivery) {
         guard CecSource.takes(opcode: command.opcode, through: delivery, handlerAvailable: CecSource.handlerAvailable),

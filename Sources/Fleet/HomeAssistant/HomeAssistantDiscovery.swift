@@ -54,6 +54,31 @@ public enum HomeAssistantDiscovery {
                                                         ("payload_press", .string(command)), ("qos", 1), ("icon", .string(icon))])
         }
         let state = JSONValue.string(topics.state)
+        func toggle(_ object: String, _ name: String, needs: Needs, on: String, off: String, _ template: String, _ icon: String) -> MQTTMessage {
+            entity("switch", object, needs: needs, [
+                ("name", .string(name)),
+                ("command_topic", .string(topics.command)),
+                ("payload_on", .string(on)), ("payload_off", .string(off)),
+                ("state_topic", state),
+                ("value_template", .string(template)),
+                ("state_on", "ON"), ("state_off", "OFF"),
+                ("qos", 1), ("icon", .string(icon)),
+            ])
+        }
+        /// A select whose state is `member` when that is one of `options`, else none.
+        func select(_ object: String, _ name: String, needs: Needs, command: String, member: String, options: [String],
+                    _ icon: String) -> MQTTMessage {
+            let list = JSONValue.array(options.map(JSONValue.string))
+            return entity("select", object, needs: needs, [
+                ("name", .string(name)),
+                ("command_topic", .string(topics.command)),
+                ("command_template", .string(command)),
+                ("state_topic", state),
+                ("value_template", .string("{{ \(member) if \(member) in \(list.serialized) else 'None' }}")),
+                ("options", list),
+                ("qos", 1), ("icon", .string(icon)),
+            ])
+        }
         func sensor(_ object: String, _ name: String, _ template: String, _ icon: String,
                     extra: [(String, JSONValue)] = []) -> MQTTMessage {
             entity("sensor", object, needs: .receiver, [("name", .string(name)), ("state_topic", state),
@@ -102,15 +127,8 @@ public enum HomeAssistantDiscovery {
                 ("min", 0), ("max", 100), ("step", 1), ("mode", "slider"), ("unit_of_measurement", "%"),
                 ("qos", 1), ("icon", "mdi:volume-high"),
             ]),
-            entity("switch", "mute", needs: .receiver, [
-                ("name", "Mute"),
-                ("command_topic", .string(topics.command)),
-                ("payload_on", "mute on"), ("payload_off", "mute off"),
-                ("state_topic", state),
-                ("value_template", "{{ 'ON' if value_json.muted else 'OFF' }}"),
-                ("state_on", "ON"), ("state_off", "OFF"),
-                ("qos", 1), ("icon", "mdi:volume-off"),
-            ]),
+            toggle("mute", "Mute", needs: .receiver, on: "mute on", off: "mute off",
+                   "{{ 'ON' if value_json.muted else 'OFF' }}", "mdi:volume-off"),
         ]
         let presets = presetsShown(settings: settings, context: context)
         for preset in presets {
@@ -120,39 +138,18 @@ public enum HomeAssistantDiscovery {
             // The option's name picks the preset; the state names the one playing.
             let names = optionNames(presets.map(\.name))
             let map = JSONValue.object(JSONObject(zip(names, presets).map { (key: $0.0, value: JSONValue.int($0.1.number)) }))
-            messages.append(entity("select", "source", needs: .receiver, [
-                ("name", "Play"),
-                ("command_topic", .string(topics.command)),
-                ("command_template", .string("preset {{ \(map.serialized)[value] }}")),
-                ("state_topic", state),
-                ("value_template", .string("{{ value_json.selection if value_json.selection in \(JSONValue.array(names.map(JSONValue.string)).serialized) else 'None' }}")),
-                ("options", .array(names.map(JSONValue.string))),
-                ("qos", 1), ("icon", "mdi:playlist-play"),
-            ]))
+            messages.append(select("source", "Play", needs: .receiver, command: "preset {{ \(map.serialized)[value] }}",
+                                   member: "value_json.selection", options: names, "mdi:playlist-play"))
         }
         let deviceNames = optionNames(devices)
         if !deviceNames.isEmpty {
-            let options = JSONValue.array(deviceNames.map(JSONValue.string))
-            messages.append(entity("select", "device", needs: .gateway, [
-                ("name", "Cast device"),
-                ("command_topic", .string(topics.command)),
-                ("command_template", "use {{ value }}"),
-                ("state_topic", state),
-                ("value_template", .string("{{ value_json.device.name if value_json.device.name in \(options.serialized) else 'None' }}")),
-                ("options", options),
-                ("qos", 1), ("icon", "mdi:cast-connected"),
-            ]))
+            messages.append(select("device", "Cast device", needs: .gateway, command: "use {{ value }}",
+                                   member: "value_json.device.name", options: deviceNames, "mdi:cast-connected"))
         }
         if context.tv {
-            messages.append(entity("switch", "tv_power", needs: .gateway, [
-                ("name", "TV power"),
-                ("command_topic", .string(topics.command)),
-                ("payload_on", "tv on"), ("payload_off", "tv standby"),
-                ("state_topic", state),
-                ("value_template", "{{ 'None' if not value_json.tv or value_json.tv.power is none else ('ON' if value_json.tv.power == 'on' else 'OFF') }}"),
-                ("state_on", "ON"), ("state_off", "OFF"),
-                ("qos", 1), ("icon", "mdi:television"),
-            ]))
+            messages.append(toggle("tv_power", "TV power", needs: .gateway, on: "tv on", off: "tv standby",
+                                   "{{ 'None' if not value_json.tv or value_json.tv.power is none else ('ON' if value_json.tv.power == 'on' else 'OFF') }}",
+                                   "mdi:television"))
             messages.append(entity("sensor", "tv_input", needs: .gateway, [
                 ("name", "TV input"), ("state_topic", state),
                 ("value_template", "{{ value_json.tvInput if value_json.tvInput else 'unknown' }}"),

@@ -1,5 +1,6 @@
 import GatewayModel
 import JSON
+import SystemSupport
 
 /// Remote keys as Home Assistant events, bounded: a press is one event at
 /// once; a held key's repeats are counted and reported at most once per
@@ -64,8 +65,7 @@ struct KeyEventCoalescer {
 
     private mutating func refill(at now: Duration) {
         if let last = refilledAt {
-            let seconds = Double((now - last).components.seconds) + Double((now - last).components.attoseconds) / 1e18
-            tokens = min(KeyEventCoalescer.burst, tokens + seconds * KeyEventCoalescer.rate)
+            tokens = min(KeyEventCoalescer.burst, tokens + (now - last).seconds * KeyEventCoalescer.rate)
         }
         refilledAt = now
     }

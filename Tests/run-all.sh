@@ -5,8 +5,10 @@
 #   2. the fuzzers (Fuzz/run.sh): every target for FUZZ_SECONDS each (default 20);
 #   3. the fault matrix: the receiver in a network namespace behind a faulty
 #      link, and a misbehaving receiver (Tests/faults);
-#   4. the virtual board: real kernel IR, CEC and GPIO devices in qemu (Tests/board);
-#   5. deployment: packages installed in clean chroots, lintian, the unit's
+#   4. Home Assistant 2024.3 from PyPI reading the gateway's MQTT discovery
+#      on a real mosquitto (Tests/homeassistant);
+#   5. the virtual board: real kernel IR, CEC and GPIO devices in qemu (Tests/board);
+#   6. deployment: packages installed in clean chroots, lintian, the unit's
 #      security score, shellcheck, flashing on loop devices (Tests/deploy/run.sh);
 #      The trixie packages are the Debian trixie build with Swift 6.0.3.
 # Ends with "summary: N passed, M failed" (test cases and board scenarios).
@@ -94,6 +96,9 @@ stage() {
 # The receiver in its own network namespace: link down 30 s, delay and loss,
 # an address move over mDNS, and the receiver faults (Tests/faults/run.sh).
 stage "fault matrix" faults bash "$REPO/Tests/faults/run.sh"
+# A real Home Assistant and mosquitto on 127.0.0.1: the device and entities HA
+# makes of the discovery, commands from HA, availability (Tests/homeassistant).
+stage "home assistant" homeassistant bash "$REPO/Tests/homeassistant/run.sh"
 stage "virtual board" board bash "$REPO/Tests/board/run.sh"
 # Packages for trixie amd64/arm64 and bookworm amd64 installed in clean
 # chroots, lintian, the unit's security score, shellcheck, flashing on loop devices.

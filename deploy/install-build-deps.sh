@@ -57,6 +57,7 @@ PACKAGES=(
     mosquitto             # MQTT tests run a loopback broker
     mosquitto-clients     # mosquitto_sub/pub in MQTT tests
     mtools                # deploy/image: files onto the FAT partition without mounting
+    u-boot-tools          # mkimage: deploy/uboot/boot.cmd as boot.scr
     openssh-client        # deploy/install; the image boot test logs in
     openssl               # device-auth tests make a PKI; TLS test certificates
     pkg-config            # C library flags

@@ -193,3 +193,28 @@ APT
     echo "$SYSROOT_PACKAGES" > "$sysroot/.packages"
     echo "$sysroot"
 }
+
+# uboot_script OUT BOOTARGS LOAD_ADDRESSES: deploy/uboot/boot.cmd for one
+# board, as the boot.scr U-Boot runs (mkimage from u-boot-tools).
+uboot_script() {
+    local out=$1 bootargs=$2 addresses=$3 text
+    need mkimage u-boot-tools
+    text=$(<"$DEPLOY_DIR/uboot/boot.cmd")
+    text=${text//@BOOTARGS@/"$bootargs"}
+    text=${text//@LOAD_ADDRESSES@/"$addresses"}
+    printf '%s\n' "$text" > "$out.cmd"
+    mkimage -A arm64 -O linux -T script -C none -n "cast-gateway A/B boot" -d "$out.cmd" "$out" > /dev/null \
+        || die "mkimage could not make $out from $out.cmd"
+    rm -f "$out.cmd"
+}
+
+# ensure_boot_tools: sets BOOT_TOOLS to a trixie amd64 chroot holding
+# qemu-system-aarch64 and u-boot-qemu (cached; copied from the clean trixie
+# chroot when there is one). The U-Boot tests run these, not the host's:
+# bookworm's qemu (7.2.9) breaks the flash writes U-Boot saves its
+# environment with (qemu issue 2343: "Flash buffer write timeout"), and
+# trixie's U-Boot 2025.01 is the release the board OS ships.
+ensure_boot_tools() {
+    BOOT_TOOLS=$CACHE/boot-tools-trixie-amd64
+    ensure_chroot "$BOOT_TOOLS" trixie amd64 qemu-system-arm u-boot-qemu libubootenv-tool
+}

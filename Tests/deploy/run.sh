@@ -10,7 +10,8 @@
 # (mode 600), run `cast-gateway --version`, cast to a cast-receiver-sim built
 # for the same target and running in the chroot, accept every board profile
 # with check-config, keep an edited config over an upgrade, and leave no
-# state or user behind on purge. The last line is `deploy: N passed, M failed`.
+# state or user behind on purge. Then the A/B boot script in trixie's U-Boot
+# under qemu (Tests/deploy/uboot-slots.sh). The last line is `deploy: N passed, M failed`.
 # Needs root; deploy/install-build-deps.sh installs the rest. Caches in
 # /var/cache/cast-gateway (first run ~15 min, then ~5 min).
 set -euo pipefail
@@ -182,6 +183,11 @@ for target in $TARGETS; do
     install_test "$suite" "$arch" "$deb" "$sim"
     echo "deploy: $target install tests took $(( $(date +%s) - start )) s"
 done
+
+# --- the A/B boot script in Debian's U-Boot --------------------------------
+# After the packages: its tools' chroot starts as a copy of the clean trixie one.
+check "the A/B boot script in trixie's U-Boot under qemu (Tests/deploy/uboot-slots.sh)" \
+    bash "$REPO/Tests/deploy/uboot-slots.sh"
 
 echo "deploy: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

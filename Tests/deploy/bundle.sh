@@ -5,7 +5,7 @@
 #   Tests/deploy/bundle.sh [--keep]
 #     --keep   leave the work directory (printed) for a look afterwards
 #
-# Two 24 MiB loop devices are slots A (booted, version 1.0) and B; the U-Boot
+# Two 12 MiB loop devices are slots A (booted, version 1.0) and B; the U-Boot
 # environment is a file (fw_printenv -c). A private dbus-daemon carries the
 # system bus (DBUS_SYSTEM_BUS_ADDRESS) for `rauc service`, which uses
 # deploy/rauc/system.conf with the slots filled in. Everything runs in a
@@ -108,11 +108,11 @@ rootfs() {
     truncate -s "${3}M" "$1"
     mkfs.ext4 -q -F -L rootfs -d "$dir" "$1"
 }
-rootfs "$WORK/images/a-1.0.ext4" 1.0 16
-new_loop SLOT_A "$WORK/slot-a.img" 24
-new_loop SLOT_B "$WORK/slot-b.img" 24
+rootfs "$WORK/images/a-1.0.ext4" 1.0 8
+new_loop SLOT_A "$WORK/slot-a.img" 12
+new_loop SLOT_B "$WORK/slot-b.img" 12
 dd if="$WORK/images/a-1.0.ext4" of="$SLOT_A" bs=1M conv=fsync status=none
-head -c $((24 * 1024 * 1024)) /dev/urandom > "$SLOT_B"
+head -c $((12 * 1024 * 1024)) /dev/urandom > "$SLOT_B"
 
 printf '%s\t0x0000\t0x4000\n' "$WORK/uboot.env" > "$WORK/fw_env.config"
 cp "$WORK/fw_env.config" /etc/fw_env.config  # the overlay: RAUC's fw_setenv reads it
@@ -155,9 +155,9 @@ bundle() {
         --output "$WORK/bundles/$name.raucb" "$@" > "$WORK/bundles/$name.log" 2>&1 \
         || { cat "$WORK/bundles/$name.log" >&2; echo "bundle-test: deploy/bundle failed for $name" >&2; exit 1; }
 }
-rootfs "$WORK/images/2.0.ext4" 2.0 16
-rootfs "$WORK/images/0.9.ext4" 0.9 16
-rootfs "$WORK/images/3.0-big.ext4" 3.0 32
+rootfs "$WORK/images/2.0.ext4" 2.0 8
+rootfs "$WORK/images/0.9.ext4" 0.9 8
+rootfs "$WORK/images/3.0-big.ext4" 3.0 16
 bundle good "$WORK/images/2.0.ext4" 2.0
 bundle downgrade "$WORK/images/0.9.ext4" 0.9
 bundle big "$WORK/images/3.0-big.ext4" 3.0

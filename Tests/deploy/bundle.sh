@@ -254,13 +254,16 @@ slot_holds() {
     [ "$(head -c "$(stat -c %s "$2")" "$1" | sha256sum | cut -d' ' -f1)" = "$(sha "$2")" ] \
         || { log "$1 does not hold $(basename "$2")"; return 1; }
 }
-# switched_to_b: BOOT_ORDER starts with B, B has boot-attempts-primary (3) tries, A keeps its count.
+# switched_to_b: BOOT_ORDER is "B A", B has system.conf's boot-attempts-primary
+# tries (RAUC's default: 3), A keeps its count.
 switched_to_b() {
-    local order left_b left_a
+    local order left_b left_a primary
+    primary=$(sed -n 's/^boot-attempts-primary=//p' "$WORK/system.conf")
+    primary=${primary:-3}
     order=$(envvar BOOT_ORDER) left_b=$(envvar BOOT_B_LEFT) left_a=$(envvar BOOT_A_LEFT)
     log "environment: BOOT_ORDER='$order' BOOT_A_LEFT=$left_a BOOT_B_LEFT=$left_b"
-    [[ $order == "B "* ]] || { log "BOOT_ORDER does not start with B"; return 1; }
-    [ "$left_b" = 3 ] || { log "BOOT_B_LEFT is not reset to 3"; return 1; }
+    [ "$order" = "B A" ] || { log "BOOT_ORDER is not 'B A'"; return 1; }
+    [ "$left_b" = "$primary" ] || { log "BOOT_B_LEFT is not reset to boot-attempts-primary ($primary)"; return 1; }
     [ "$left_a" = 3 ] || { log "BOOT_A_LEFT changed"; return 1; }
 }
 

@@ -349,6 +349,26 @@ case_verity_install() {
     fi
 }
 
+# deploy/bundle's own refusals: a version label the image contradicts, a key
+# that is not the certificate's, a board without a profile; no output left.
+case_bundle_refuses() {
+    local out=$WORK/bundles/refused.raucb
+    "$REPO/deploy/bundle" --rootfs "$WORK/images/2.0.ext4" --version 2.1 --key "$WORK/keys/signing.key.pem" \
+        --cert "$WORK/keys/signing.cert.pem" --compatible cast-gateway-test --output "$out" > "$WORK/b.out" 2>&1 \
+        && { log "built 2.1 from an image that says 2.0"; return 1; }
+    expect "it names the image's version" grep -q "release says VERSION=2.0" "$WORK/b.out" || return 1
+    "$REPO/deploy/bundle" --rootfs "$WORK/images/2.0.ext4" --version 2.0 --key "$WORK/keys/other.key.pem" \
+        --cert "$WORK/keys/signing.cert.pem" --compatible cast-gateway-test --output "$out" > "$WORK/b.out" 2>&1 \
+        && { log "signed with a key that is not the certificate's"; return 1; }
+    expect "it says the key does not match" grep -q "does not belong to the certificate" "$WORK/b.out" || return 1
+    "$REPO/deploy/bundle" --rootfs "$WORK/images/2.0.ext4" --version 2.0 --key "$WORK/keys/signing.key.pem" \
+        --cert "$WORK/keys/signing.cert.pem" --board no-such-board --output "$out" > "$WORK/b.out" 2>&1 \
+        && { log "built for a board without a profile"; return 1; }
+    expect "it names the missing profile" grep -q "no board profile boards/no-such-board.conf" "$WORK/b.out" || return 1
+    expect "no bundle left behind" [ ! -e "$out" ]
+}
+
+run_case "deploy/bundle refuses a wrong version label, a foreign key, an unknown board" case_bundle_refuses
 run_case "good bundle installs into slot B (image, BOOT_ORDER=B first, BOOT_B_LEFT reset, A unchanged)" case_good
 run_case "tampered bundle (one payload byte) refused, nothing written" case_tampered
 run_case "bundle signed by a key not in the keyring refused, nothing written" case_other_key

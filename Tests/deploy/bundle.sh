@@ -368,6 +368,22 @@ case_bundle_refuses() {
     expect "no bundle left behind" [ ! -e "$out" ]
 }
 
+# deploy/bundle with a full temp directory: a 256 KiB tmpfs (the image holds
+# 300 KB of random data; its zeros are copied sparse).
+case_bundle_tmp_full() {
+    local out=$WORK/bundles/tmp-full.raucb
+    mkdir -p "$WORK/small-tmp"
+    mount -t tmpfs -o size=256k tmpfs "$WORK/small-tmp" && MNTS+=("$WORK/small-tmp")
+    TMPDIR=$WORK/small-tmp "$REPO/deploy/bundle" --rootfs "$WORK/images/2.0.ext4" --version 2.0 \
+        --key "$WORK/keys/signing.key.pem" --cert "$WORK/keys/signing.cert.pem" --compatible cast-gateway-test \
+        --format plain --output "$out" > "$WORK/b.out" 2>&1 && { log "built a bundle in a full temp directory"; return 1; }
+    sed 's/^/  | /' "$WORK/b.out" >> "$WORK/case.log"
+    expect "it says the disk may be full" grep -q "disk full" "$WORK/b.out" || return 1
+    expect "no bundle written" [ ! -e "$out" ] || return 1
+    expect "its temp directory removed" [ -z "$(ls -A "$WORK/small-tmp")" ]
+}
+
+run_case "deploy/bundle with its temp space full fails saying so, writes no bundle" case_bundle_tmp_full
 run_case "deploy/bundle refuses a wrong version label, a foreign key, an unknown board" case_bundle_refuses
 run_case "good bundle installs into slot B (image, BOOT_ORDER=B first, BOOT_B_LEFT reset, A unchanged)" case_good
 run_case "tampered bundle (one payload byte) refused, nothing written" case_tampered

@@ -19,7 +19,9 @@
 # changed payload byte, another signer, a downgrade (installed with the
 # allow-downgrade file), an image larger than the slot, a wrong compatible;
 # verity bundles (the board's format) are checked in user space, and the
-# board's bundle-formats refuses plain ones.
+# board's bundle-formats refuses plain ones; deploy/bundle refuses a version
+# the image contradicts, a key not matching the certificate, an unknown
+# board, and fails clearly when its temp space is full.
 #
 # The host's kernel has no device-mapper, so installs here use plain
 # bundles (system.conf's bundle-formats=verity is changed to plain for the

@@ -1,0 +1,405 @@
+#!/usr/bin/env bash
+# deploy/bundle and the device side of field updates (deploy/rauc/) with the
+# host's RAUC, on loop devices and files only (never a real disk):
+#
+#   Tests/deploy/bundle.sh [--keep]
+#     --keep   leave the work directory (printed) for a look afterwards
+#
+# Two 12 MiB loop devices are slots A (booted, version 1.0) and B; the U-Boot
+# environment is a file (fw_printenv -c). A private dbus-daemon carries the
+# system bus (DBUS_SYSTEM_BUS_ADDRESS) for `rauc service`, which uses
+# deploy/rauc/system.conf with the slots filled in. Everything runs in a
+# private mount namespace (unshare -m) in which /etc is an overlay (for
+# /etc/fw_env.config and /etc/cast-gateway/release) and /run a tmpfs (for
+# /run/rauc-cast-gateway/allow-downgrade): the host's /etc and /run are not
+# written.
+#
+# Cases: a good bundle installs into B (B holds the image, BOOT_ORDER starts
+# with B, B's counter reset, A unchanged); refused with nothing written: a
+# changed payload byte, another signer, a downgrade (installed with the
+# allow-downgrade file), an image larger than the slot, a wrong compatible;
+# verity bundles (the board's format) are checked in user space, and the
+# board's bundle-formats refuses plain ones; deploy/bundle refuses a version
+# the image contradicts, a key not matching the certificate, an unknown
+# board, and fails clearly when its temp space is full.
+#
+# The host's kernel has no device-mapper, so installs here use plain
+# bundles (system.conf's bundle-formats=verity is changed to plain for the
+# test); the board installs verity bundles. Last line:
+# `bundle: N passed, M failed`. Needs root, rauc, squashfs-tools,
+# libubootenv-tool, dbus, libglib2.0-bin (gdbus), e2fsprogs, openssl,
+# util-linux.
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+KEEP=0
+case ${1:-} in
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    --keep) KEEP=1 ;;
+    "") ;;
+    *) echo "bundle-test: unknown argument '$1' (try --help)" >&2; exit 64 ;;
+esac
+[ "$(id -u)" -eq 0 ] || { echo "bundle-test: needs root (loop devices, mounts)" >&2; exit 1; }
+for tool in rauc:rauc mksquashfs:squashfs-tools fw_printenv:libubootenv-tool fw_setenv:libubootenv-tool \
+    dbus-daemon:dbus gdbus:libglib2.0-bin mkfs.ext4:e2fsprogs debugfs:e2fsprogs openssl:openssl \
+    unshare:util-linux losetup:mount blockdev:util-linux; do
+    command -v "${tool%%:*}" >/dev/null || { echo "bundle-test: ${tool%%:*} not installed: apt-get install ${tool#*:}" >&2; exit 1; }
+done
+# Into a private mount namespace (mounts made below vanish with it).
+if [ "${CAST_GATEWAY_BUNDLE_TEST_NS:-}" != "$$" ]; then
+    CAST_GATEWAY_BUNDLE_TEST_NS=$$ exec unshare --mount --propagation private -- "$BASH" "$0" "$@"
+fi
+
+WORK=$(mktemp -d /tmp/cast-gateway-bundle-test-XXXXXX)
+LOOPS=() PIDS=() MNTS=()
+finish() {
+    local pid i loop
+    for pid in "${PIDS[@]:-}"; do
+        [ -n "$pid" ] || continue
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    for ((i = ${#MNTS[@]} - 1; i >= 0; i--)); do umount "${MNTS[$i]}" 2>/dev/null || umount -l "${MNTS[$i]}" 2>/dev/null || true; done
+    for loop in "${LOOPS[@]:-}"; do [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null || true; done
+    if [ "$KEEP" = 1 ]; then echo "bundle-test: kept $WORK" >&2; else rm -rf "$WORK"; fi
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+passed=0 failed=0
+log() { echo "$*" >> "$WORK/case.log"; }
+# run_case NAME FUNCTION: one counted case; its log is shown when it fails.
+run_case() {
+    local name=$1 start
+    start=$(date +%s)
+    : > "$WORK/case.log"
+    if "$2" >> "$WORK/case.log" 2>&1; then
+        passed=$((passed + 1))
+        echo "ok - $name ($(( $(date +%s) - start )) s)"
+    else
+        failed=$((failed + 1))
+        echo "FAIL - $name"
+        sed 's/^/    /' "$WORK/case.log" | tail -40
+    fi
+}
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+# expect WHY COMMAND...: the command succeeds, or the case fails saying why.
+expect() { local why=$1; shift; "$@" || { log "expected: $why"; return 1; }; }
+envvar() { fw_printenv -c "$WORK/fw_env.config" -n "$1" 2>/dev/null; }
+
+# --- the "running system": mounts, slots, U-Boot environment ----------------
+mkdir -p "$WORK"/{etc.upper,etc.work,run,mnt,data,keys,images,bundles}
+mount -t overlay overlay -o "lowerdir=/etc,upperdir=$WORK/etc.upper,workdir=$WORK/etc.work" /etc
+MNTS+=(/etc)
+mount -t tmpfs -o mode=755,size=16M tmpfs /run
+MNTS+=(/run)
+mkdir -p /etc/cast-gateway
+echo "VERSION=1.0" > /etc/cast-gateway/release
+
+new_loop() {  # new_loop VARIABLE FILE SIZE_MIB: a loop device on a new file, in VARIABLE
+    truncate -s "${3}M" "$2"
+    local loop
+    loop=$(losetup -f --show "$2")
+    LOOPS+=("$loop")
+    printf -v "$1" %s "$loop"
+}
+# rootfs FILE VERSION SIZE_MIB: an ext4 image with /etc/cast-gateway/release.
+rootfs() {
+    local dir=$WORK/images/tree-$2
+    mkdir -p "$dir/etc/cast-gateway" "$dir/usr/lib"
+    echo "VERSION=$2" > "$dir/etc/cast-gateway/release"
+    head -c 300000 /dev/urandom > "$dir/usr/lib/payload-$2.bin"
+    truncate -s "${3}M" "$1"
+    mkfs.ext4 -q -F -L rootfs -d "$dir" "$1"
+}
+rootfs "$WORK/images/a-1.0.ext4" 1.0 8
+new_loop SLOT_A "$WORK/slot-a.img" 12
+new_loop SLOT_B "$WORK/slot-b.img" 12
+dd if="$WORK/images/a-1.0.ext4" of="$SLOT_A" bs=1M conv=fsync status=none
+head -c $((12 * 1024 * 1024)) /dev/urandom > "$SLOT_B"
+
+printf '%s\t0x0000\t0x4000\n' "$WORK/uboot.env" > "$WORK/fw_env.config"
+cp "$WORK/fw_env.config" /etc/fw_env.config  # the overlay: RAUC's fw_setenv reads it
+truncate -s 16K "$WORK/uboot.env"
+printf 'BOOT_ORDER=A B\nBOOT_A_LEFT=3\nBOOT_B_LEFT=3\n' > "$WORK/uboot.defaults"
+fw_setenv -c "$WORK/fw_env.config" -f "$WORK/uboot.defaults" BOOT_A_LEFT 3 2>/dev/null
+[ "$(envvar BOOT_ORDER)" = "A B" ] || { echo "bundle-test: cannot create the U-Boot environment file" >&2; exit 1; }
+cp "$WORK/uboot.env" "$WORK/uboot.env.booted-a"
+
+# system.conf from the template, with the test's slots and this host's format.
+render_conf() {  # render_conf OUTPUT [sed expression...]
+    local out=$1
+    shift
+    sed -e "s|@COMPATIBLE@|cast-gateway-test|" -e "s|@ROOTFS_A@|$SLOT_A|" -e "s|@ROOTFS_B@|$SLOT_B|" \
+        -e "s|@DATA_DIRECTORY@|$WORK/data|" \
+        -e "s|^pre-install=.*|pre-install=$REPO/deploy/rauc/pre-install|" \
+        -e "s|^path=/etc/rauc/ca.cert.pem|path=$WORK/keys/ca.cert.pem|" "$@" "$REPO/deploy/rauc/system.conf" > "$out"
+    ! grep -v '^#' "$out" | grep -q '@[A-Z_]*@' \
+        || { echo "bundle-test: placeholders left in $out: $(grep -v '^#' "$out" | grep -o '@[A-Z_]*@' | xargs)" >&2; exit 1; }
+}
+render_conf "$WORK/board.conf"
+render_conf "$WORK/system.conf" -e "s|^bundle-formats=verity|bundle-formats=plain|"
+grep -q "^bundle-formats=plain" "$WORK/system.conf" && grep -q "^pre-install=$REPO" "$WORK/system.conf" \
+    || { echo "bundle-test: deploy/rauc/system.conf changed shape (bundle-formats=verity / pre-install= lines)" >&2; exit 1; }
+
+# --- keys and bundles ---------------------------------------------------------
+keypair() {  # keypair NAME
+    openssl req -x509 -newkey rsa:2048 -nodes -days 30 -sha256 -subj "/O=cast-gateway test/CN=$1" \
+        -keyout "$WORK/keys/$1.key.pem" -out "$WORK/keys/$1.cert.pem" 2>/dev/null
+}
+keypair signing
+keypair other
+cp "$WORK/keys/signing.cert.pem" "$WORK/keys/ca.cert.pem"
+# bundle NAME IMAGE VERSION [deploy/bundle options...]: prints nothing; fails the run if deploy/bundle fails.
+bundle() {
+    local name=$1 image=$2 version=$3
+    shift 3
+    "$REPO/deploy/bundle" --rootfs "$image" --version "$version" --key "$WORK/keys/signing.key.pem" \
+        --cert "$WORK/keys/signing.cert.pem" --compatible cast-gateway-test --format plain \
+        --output "$WORK/bundles/$name.raucb" "$@" > "$WORK/bundles/$name.log" 2>&1 \
+        || { cat "$WORK/bundles/$name.log" >&2; echo "bundle-test: deploy/bundle failed for $name" >&2; exit 1; }
+}
+rootfs "$WORK/images/2.0.ext4" 2.0 8
+rootfs "$WORK/images/0.9.ext4" 0.9 8
+rootfs "$WORK/images/3.0-big.ext4" 3.0 16
+bundle good "$WORK/images/2.0.ext4" 2.0
+bundle downgrade "$WORK/images/0.9.ext4" 0.9
+bundle big "$WORK/images/3.0-big.ext4" 3.0
+bundle wrong-compatible "$WORK/images/2.0.ext4" 2.0 --compatible cast-gateway-other
+bundle other-key "$WORK/images/2.0.ext4" 2.0 --key "$WORK/keys/other.key.pem" --cert "$WORK/keys/other.cert.pem"
+bundle verity "$WORK/images/2.0.ext4" 2.0 --format verity
+# One byte changed in the payload (the squashfs, in front of the signature).
+flip_byte() {  # flip_byte IN OUT OFFSET
+    cp "$1" "$2"
+    local byte
+    byte=$(od -An -tu1 -j "$3" -N1 "$2" | tr -d ' ')
+    printf "\\$(printf '%03o' $(( (byte + 1) % 256 )))" | dd of="$2" bs=1 seek="$3" conv=notrunc status=none
+}
+# Half way in is squashfs for both formats (the signature or hash tree is a
+# few KiB at the end).
+flip_byte "$WORK/bundles/good.raucb" "$WORK/bundles/tampered.raucb" $(( $(stat -c %s "$WORK/bundles/good.raucb") / 2 ))
+flip_byte "$WORK/bundles/verity.raucb" "$WORK/bundles/verity-tampered.raucb" $(( $(stat -c %s "$WORK/bundles/verity.raucb") / 2 ))
+
+# --- the private system bus and rauc service ----------------------------------
+cat > "$WORK/bus.conf" <<BUS
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$WORK/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="root"/>
+    <allow own="*"/>
+    <allow send_destination="*"/>
+    <allow receive_sender="*"/>
+  </policy>
+</busconfig>
+BUS
+# dbus-daemon prints its address once it listens: reading it is the wait.
+coproc DBUS { exec dbus-daemon --config-file="$WORK/bus.conf" --nofork --nopidfile --print-address=1 2> "$WORK/dbus.log"; }
+PIDS+=("$DBUS_PID")
+read -r -t 30 address <&"${DBUS[0]}" || { cat "$WORK/dbus.log" >&2; echo "bundle-test: the private dbus-daemon did not start" >&2; exit 1; }
+export DBUS_SYSTEM_BUS_ADDRESS=$address
+SERVICE_PID=""
+# start_service CONF: rauc service on the private bus, booted from A; returns once it owns its name.
+start_service() {
+    stop_service
+    echo "--- rauc service --conf=$1" >> "$WORK/service.log"
+    rauc service --conf="$1" --mount="$WORK/mnt" --override-boot-slot=A >> "$WORK/service.log" 2>&1 &
+    SERVICE_PID=$!
+    PIDS+=("$SERVICE_PID")
+    if ! gdbus wait --system --timeout 30 de.pengutronix.rauc 2>> "$WORK/service.log" || ! kill -0 "$SERVICE_PID" 2>/dev/null; then
+        cat "$WORK/service.log" >&2
+        echo "bundle-test: rauc service did not come up on the private bus" >&2
+        exit 1
+    fi
+}
+stop_service() {
+    [ -n "$SERVICE_PID" ] || return 0
+    kill "$SERVICE_PID" 2>/dev/null || true
+    wait "$SERVICE_PID" 2>/dev/null || true
+    SERVICE_PID=""
+}
+# install BUNDLE: rauc install through the service; its output in
+# $WORK/install.out, what the service logged meanwhile in $WORK/service.out
+# (RAUC 1.8's client shows only "Pre-install handler error: Child process
+# exited with code 1"; the handler's reason is in the service's log).
+install() {
+    local rc=0 before
+    before=$(wc -l < "$WORK/service.log")
+    rauc install "$1" > "$WORK/install.out" 2>&1 || rc=$?
+    tail -n +$((before + 1)) "$WORK/service.log" > "$WORK/service.out"
+    log "rauc install $(basename "$1") (exit $rc):"
+    sed 's/^/  | /' "$WORK/install.out" >> "$WORK/case.log"
+    log "rauc service meanwhile:"
+    sed 's/^/  # /' "$WORK/service.out" >> "$WORK/case.log"
+    return "$rc"
+}
+# snapshot / unchanged: A, B and the environment byte for byte.
+snapshot() { SHA_A=$(sha "$SLOT_A") SHA_B=$(sha "$SLOT_B") SHA_ENV=$(sha "$WORK/uboot.env"); }
+unchanged() {
+    local ok=0
+    [ "$(sha "$SLOT_A")" = "$SHA_A" ] || { log "slot A changed"; ok=1; }
+    [ "$(sha "$SLOT_B")" = "$SHA_B" ] || { log "slot B was written"; ok=1; }
+    [ "$(sha "$WORK/uboot.env")" = "$SHA_ENV" ] || { log "the U-Boot environment changed: $(fw_printenv -c "$WORK/fw_env.config" 2>/dev/null | xargs)"; ok=1; }
+    return "$ok"
+}
+said() { grep -q -- "$1" "$WORK/install.out" "$WORK/service.out" || { log "neither rauc install nor the service said '$1'"; return 1; }; }
+# refused BUNDLE TEXT: install fails saying TEXT, and nothing was written.
+refused() {
+    cp "$WORK/uboot.env.booted-a" "$WORK/uboot.env"
+    snapshot
+    if install "$1"; then log "installed, but should have been refused"; return 1; fi
+    said "$2" && unchanged
+}
+# slot_holds DEVICE IMAGE: the device starts with the image, byte for byte.
+slot_holds() {
+    [ "$(head -c "$(stat -c %s "$2")" "$1" | sha256sum | cut -d' ' -f1)" = "$(sha "$2")" ] \
+        || { log "$1 does not hold $(basename "$2")"; return 1; }
+}
+# switched_to_b: BOOT_ORDER is "B A", B has system.conf's boot-attempts-primary
+# tries (RAUC's default: 3), A keeps its count.
+switched_to_b() {
+    local order left_b left_a primary
+    primary=$(sed -n 's/^boot-attempts-primary=//p' "$WORK/system.conf")
+    primary=${primary:-3}
+    order=$(envvar BOOT_ORDER) left_b=$(envvar BOOT_B_LEFT) left_a=$(envvar BOOT_A_LEFT)
+    log "environment: BOOT_ORDER='$order' BOOT_A_LEFT=$left_a BOOT_B_LEFT=$left_b"
+    [ "$order" = "B A" ] || { log "BOOT_ORDER is not 'B A'"; return 1; }
+    [ "$left_b" = "$primary" ] || { log "BOOT_B_LEFT is not reset to boot-attempts-primary ($primary)"; return 1; }
+    [ "$left_a" = 3 ] || { log "BOOT_A_LEFT changed"; return 1; }
+}
+
+start_service "$WORK/system.conf"
+
+# --- cases --------------------------------------------------------------------
+case_good() {
+    cp "$WORK/uboot.env.booted-a" "$WORK/uboot.env"
+    snapshot
+    expect "rauc install succeeds" install "$WORK/bundles/good.raucb" || return 1
+    expect "slot B holds the 2.0 image" slot_holds "$SLOT_B" "$WORK/images/2.0.ext4" || return 1
+    expect "slot B's release file says 2.0" sh -c "debugfs -R 'cat /etc/cast-gateway/release' '$SLOT_B' 2>/dev/null | grep -qx VERSION=2.0" || return 1
+    expect "slot A unchanged" [ "$(sha "$SLOT_A")" = "$SHA_A" ] || return 1
+    switched_to_b
+}
+case_tampered() { refused "$WORK/bundles/tampered.raucb" "signature verification failed"; }
+case_other_key() { refused "$WORK/bundles/other-key.raucb" "signature verification failed"; }
+case_downgrade() {
+    refused "$WORK/bundles/downgrade.raucb" "refusing downgrade from 1.0 to 0.9" || return 1
+    # A file naming another version does not allow it either.
+    mkdir -p /run/rauc-cast-gateway
+    echo 0.8 > /run/rauc-cast-gateway/allow-downgrade
+    refused "$WORK/bundles/downgrade.raucb" "refusing downgrade" || return 1
+    echo 0.9 > /run/rauc-cast-gateway/allow-downgrade
+    cp "$WORK/uboot.env.booted-a" "$WORK/uboot.env"
+    snapshot
+    expect "the allowed downgrade installs" install "$WORK/bundles/downgrade.raucb" || return 1
+    expect "slot B holds the 0.9 image" slot_holds "$SLOT_B" "$WORK/images/0.9.ext4" || return 1
+    expect "slot A unchanged" [ "$(sha "$SLOT_A")" = "$SHA_A" ] || return 1
+    expect "the allow file is used once" [ ! -e /run/rauc-cast-gateway/allow-downgrade ] || return 1
+    switched_to_b
+}
+case_too_big() { refused "$WORK/bundles/big.raucb" "does not fit into"; }
+# Without the handler's check RAUC writes until the slot is full: it must
+# fail, keep A, and not switch to B (it marks B unbootable before writing).
+case_too_big_rauc_only() {
+    render_conf "$WORK/no-handler.conf" -e "s|^bundle-formats=verity|bundle-formats=plain|" -e "/^pre-install=/d"
+    start_service "$WORK/no-handler.conf"
+    cp "$WORK/uboot.env.booted-a" "$WORK/uboot.env"
+    snapshot
+    local rc=0
+    install "$WORK/bundles/big.raucb" || rc=$?
+    start_service "$WORK/system.conf"
+    expect "rauc install fails" [ "$rc" != 0 ] || return 1
+    expect "it says the slot is full" said "No space left on device" || return 1
+    expect "slot A unchanged" [ "$(sha "$SLOT_A")" = "$SHA_A" ] || return 1
+    local order
+    order=$(envvar BOOT_ORDER)
+    log "environment: BOOT_ORDER='$order' BOOT_B_LEFT=$(envvar BOOT_B_LEFT)"
+    expect "BOOT_ORDER does not start with B" [ "${order%% *}" = A ]
+}
+case_wrong_compatible() { refused "$WORK/bundles/wrong-compatible.raucb" "Compatible mismatch"; }
+case_verity() {
+    local keyring=$WORK/keys/ca.cert.pem
+    expect "rauc info verifies the verity bundle" rauc --keyring "$keyring" info "$WORK/bundles/verity.raucb" || return 1
+    expect "the payload check passes" rauc --keyring "$keyring" extract "$WORK/bundles/verity.raucb" "$WORK/extract-ok" || return 1
+    rm -rf "$WORK/extract-ok"
+    if rauc --keyring "$keyring" extract "$WORK/bundles/verity-tampered.raucb" "$WORK/extract-bad" > "$WORK/extract.out" 2>&1; then
+        log "a changed payload byte in a verity bundle went unnoticed"; return 1
+    fi
+    expect "the changed byte is reported" grep -q "payload is corrupted" "$WORK/extract.out" || return 1
+    # The board's configuration (bundle-formats=verity) takes no plain bundle.
+    rauc --conf "$WORK/board.conf" info "$WORK/bundles/good.raucb" > "$WORK/info.out" 2>&1 && { log "the board config accepted a plain bundle"; return 1; }
+    expect "the board config names the format" grep -q "Bundle format 'plain' not allowed" "$WORK/info.out"
+}
+# Installing verity here: without device-mapper it must fail before writing.
+case_verity_install() {
+    if [ -e /dev/mapper/control ]; then
+        log "this host has device-mapper: the verity bundle must install"
+        start_service "$WORK/board.conf"
+        cp "$WORK/uboot.env.booted-a" "$WORK/uboot.env"
+        local rc=0
+        install "$WORK/bundles/verity.raucb" || rc=$?
+        start_service "$WORK/system.conf"
+        [ "$rc" = 0 ] && slot_holds "$SLOT_B" "$WORK/images/2.0.ext4"
+    else
+        render_conf "$WORK/verity.conf"
+        start_service "$WORK/verity.conf"
+        local rc=0
+        refused "$WORK/bundles/verity.raucb" "Failed mounting bundle" || rc=1
+        start_service "$WORK/system.conf"
+        return "$rc"
+    fi
+}
+
+# deploy/bundle's own refusals: a version label the image contradicts, a key
+# that is not the certificate's, a board without a profile; no output left.
+case_bundle_refuses() {
+    local out=$WORK/bundles/refused.raucb
+    "$REPO/deploy/bundle" --rootfs "$WORK/images/2.0.ext4" --version 2.1 --key "$WORK/keys/signing.key.pem" \
+        --cert "$WORK/keys/signing.cert.pem" --compatible cast-gateway-test --output "$out" > "$WORK/b.out" 2>&1 \
+        && { log "built 2.1 from an image that says 2.0"; return 1; }
+    expect "it names the image's version" grep -q "release says VERSION=2.0" "$WORK/b.out" || return 1
+    "$REPO/deploy/bundle" --rootfs "$WORK/images/2.0.ext4" --version 2.0 --key "$WORK/keys/other.key.pem" \
+        --cert "$WORK/keys/signing.cert.pem" --compatible cast-gateway-test --output "$out" > "$WORK/b.out" 2>&1 \
+        && { log "signed with a key that is not the certificate's"; return 1; }
+    expect "it says the key does not match" grep -q "does not belong to the certificate" "$WORK/b.out" || return 1
+    "$REPO/deploy/bundle" --rootfs "$WORK/images/2.0.ext4" --version 2.0 --key "$WORK/keys/signing.key.pem" \
+        --cert "$WORK/keys/signing.cert.pem" --board no-such-board --output "$out" > "$WORK/b.out" 2>&1 \
+        && { log "built for a board without a profile"; return 1; }
+    expect "it names the missing profile" grep -q "no board profile boards/no-such-board.conf" "$WORK/b.out" || return 1
+    expect "no bundle left behind" [ ! -e "$out" ]
+}
+
+# deploy/bundle with a full temp directory: a 256 KiB tmpfs (the image holds
+# 300 KB of random data; its zeros are copied sparse).
+case_bundle_tmp_full() {
+    local out=$WORK/bundles/tmp-full.raucb
+    mkdir -p "$WORK/small-tmp"
+    mount -t tmpfs -o size=256k tmpfs "$WORK/small-tmp" && MNTS+=("$WORK/small-tmp")
+    TMPDIR=$WORK/small-tmp "$REPO/deploy/bundle" --rootfs "$WORK/images/2.0.ext4" --version 2.0 \
+        --key "$WORK/keys/signing.key.pem" --cert "$WORK/keys/signing.cert.pem" --compatible cast-gateway-test \
+        --format plain --output "$out" > "$WORK/b.out" 2>&1 && { log "built a bundle in a full temp directory"; return 1; }
+    sed 's/^/  | /' "$WORK/b.out" >> "$WORK/case.log"
+    expect "it says the disk may be full" grep -q "disk full" "$WORK/b.out" || return 1
+    expect "no bundle written" [ ! -e "$out" ] || return 1
+    expect "its temp directory removed" [ -z "$(ls -A "$WORK/small-tmp")" ]
+}
+
+run_case "deploy/bundle with its temp space full fails saying so, writes no bundle" case_bundle_tmp_full
+run_case "deploy/bundle refuses a wrong version label, a foreign key, an unknown board" case_bundle_refuses
+run_case "good bundle installs into slot B (image, BOOT_ORDER=B first, BOOT_B_LEFT reset, A unchanged)" case_good
+run_case "tampered bundle (one payload byte) refused, nothing written" case_tampered
+run_case "bundle signed by a key not in the keyring refused, nothing written" case_other_key
+run_case "downgrade 1.0 -> 0.9 refused, nothing written; installs with the allow-downgrade file" case_downgrade
+run_case "image larger than the slot refused by pre-install, nothing written" case_too_big
+run_case "image larger than the slot without the handler: RAUC fails, A kept, not switched to B" case_too_big_rauc_only
+run_case "wrong compatible refused, nothing written" case_wrong_compatible
+run_case "verity bundle verified in user space, changed byte detected; board config refuses plain" case_verity
+if [ -e /dev/mapper/control ]; then
+    run_case "verity bundle installs (host has device-mapper)" case_verity_install
+else
+    run_case "verity bundle on a host without device-mapper fails before writing" case_verity_install
+fi
+stop_service
+echo "bundle: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

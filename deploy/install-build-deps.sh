@@ -48,6 +48,8 @@ PACKAGES=(
     libp8-platform-dev    # libcec.pc requires it
     libssl-dev            # TLS
     libudev-dev           # libcec.pc requires it
+    libglib2.0-bin        # gdbus: Tests/deploy/bundle.sh waits for RAUC's bus name
+    libubootenv-tool      # fw_printenv/fw_setenv: RAUC's U-Boot backend in Tests/deploy/bundle.sh
     lighttpd              # bench/media-server.sh compares against it
     lintian               # Tests/deploy checks the packages
     linux-headers-amd64   # the virtual board's test GPIO module (headers of Debian's current kernel)
@@ -57,7 +59,6 @@ PACKAGES=(
     mosquitto             # MQTT tests run a loopback broker
     mosquitto-clients     # mosquitto_sub/pub in MQTT tests
     mtools                # deploy/image: files onto the FAT partition without mounting
-    u-boot-tools          # mkimage: deploy/uboot/boot.cmd as boot.scr
     openssh-client        # deploy/install; the image boot test logs in
     openssl               # device-auth tests make a PKI; TLS test certificates
     pkg-config            # C library flags
@@ -68,9 +69,12 @@ PACKAGES=(
     qemu-system-arm       # the image boot test (qemu-system-aarch64 -M virt)
     qemu-system-x86       # the virtual board
     qemu-user-static      # arm64 chroots: install tests, dpkg-shlibdeps, mmdebstrap
+    rauc                  # deploy/bundle builds and checks bundles; Tests/deploy/bundle.sh installs them
     rsync                 # deploy/package keeps a content-synced source copy (incremental builds)
     shellcheck            # Tests/deploy lints every script
+    squashfs-tools        # mksquashfs: RAUC bundles
     stress-ng             # Tests/stress.sh keeps both cores busy
+    u-boot-tools          # mkimage: deploy/uboot/boot.cmd as boot.scr
     udev                  # systemd-udevd for the udev rules scenario on the virtual board
     util-linux            # losetup, lsblk, setpriv
     v4l-utils             # cec-ctl, ir-ctl on the virtual board

@@ -210,11 +210,35 @@ uboot_script() {
 
 # ensure_boot_tools: sets BOOT_TOOLS to a trixie amd64 chroot holding
 # qemu-system-aarch64 and u-boot-qemu (cached; copied from the clean trixie
-# chroot when there is one). The U-Boot tests run these, not the host's:
-# bookworm's qemu (7.2.9) breaks the flash writes U-Boot saves its
-# environment with (qemu issue 2343: "Flash buffer write timeout"), and
-# trixie's U-Boot 2025.01 is the release the board OS ships.
+# chroot when there is one), and BOOT_TOOLS_RPI to the directory in it (a
+# path inside the chroot) with the Pi's U-Boot (u-boot-rpi's rpi_arm64) and
+# the Pi 3 B device tree from Debian's arm64 kernel, unpacked from their
+# arm64 packages. The U-Boot tests run these, not the host's: bookworm's
+# qemu (7.2.9) breaks the flash writes U-Boot saves its environment with
+# (qemu issue 2343: "Flash buffer write timeout"), and trixie's U-Boot
+# 2025.01 is the release the board OS ships.
 ensure_boot_tools() {
     BOOT_TOOLS=$CACHE/boot-tools-trixie-amd64
+    BOOT_TOOLS_RPI=/opt/rpi-arm64
     ensure_chroot "$BOOT_TOOLS" trixie amd64 qemu-system-arm u-boot-qemu libubootenv-tool
+    [ -f "$BOOT_TOOLS$BOOT_TOOLS_RPI/.complete" ] && return 0
+    note "unpacking the Pi's U-Boot and device tree into $BOOT_TOOLS$BOOT_TOOLS_RPI (once)"
+    chroot_mounts "$BOOT_TOOLS"
+    # shellcheck disable=SC2016 # expanded in the chroot
+    chroot "$BOOT_TOOLS" sh -euc '
+        dir=$1
+        dpkg --add-architecture arm64
+        apt-get update -qq
+        kernel=$(apt-cache depends linux-image-arm64:arm64 | sed -n "s/^ *Depends: \(linux-image-[0-9][^:]*\).*/\1/p" | head -1)
+        [ -n "$kernel" ] || { echo "no kernel package behind linux-image-arm64" >&2; exit 1; }
+        rm -rf "$dir" /tmp/rpi-debs
+        mkdir -p "$dir" /tmp/rpi-debs/x
+        chown _apt /tmp/rpi-debs   # apt downloads as _apt
+        cd /tmp/rpi-debs
+        apt-get download -qq u-boot-rpi:arm64 "$kernel:arm64"
+        for deb in ./*.deb; do dpkg-deb -x "$deb" x; done
+        cp x/usr/lib/u-boot/rpi_arm64/u-boot.bin "$dir/"
+        cp x/usr/lib/linux-image-*/broadcom/bcm2837-rpi-3-b.dtb "$dir/"
+        rm -rf /tmp/rpi-debs
+        touch "$dir/.complete"' sh "$BOOT_TOOLS_RPI" || die "cannot unpack u-boot-rpi and the arm64 kernel's device trees in $BOOT_TOOLS"
 }

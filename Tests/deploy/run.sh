@@ -10,8 +10,10 @@
 # (mode 600), run `cast-gateway --version`, cast to a cast-receiver-sim built
 # for the same target and running in the chroot, accept every board profile
 # with check-config, keep an edited config over an upgrade, and leave no
-# state or user behind on purge. Then the A/B boot script in trixie's U-Boot
-# under qemu (Tests/deploy/uboot-slots.sh). The last line is `deploy: N passed, M failed`.
+# state or user behind on purge. Also: signed update bundles built and
+# installed by RAUC on loop devices (Tests/deploy/bundle.sh), and the A/B
+# boot script in trixie's U-Boot under qemu (Tests/deploy/uboot-slots.sh).
+# The last line is `deploy: N passed, M failed`.
 # Needs root; deploy/install-build-deps.sh installs the rest. Caches in
 # /var/cache/cast-gateway (first run ~15 min, then ~5 min).
 set -euo pipefail
@@ -57,6 +59,9 @@ check "board profiles follow the schema" bash "$REPO/Tests/deploy/boards.sh"
 
 # --- deploy/flash on files and loop devices ---------------------------------
 check "deploy/flash on files and loop devices" bash "$REPO/Tests/deploy/flash.sh"
+
+# --- update bundles: deploy/bundle and RAUC on loop devices -------------------
+check "deploy/bundle and RAUC on loop devices (Tests/deploy/bundle.sh)" bash "$REPO/Tests/deploy/bundle.sh"
 
 # --- packages -----------------------------------------------------------------
 # in_chroot ROOT COMMAND...: runs a command in the chroot.

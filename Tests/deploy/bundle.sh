@@ -200,11 +200,12 @@ PIDS+=("$DBUS_PID")
 read -r -t 30 address <&"${DBUS[0]}" || { cat "$WORK/dbus.log" >&2; echo "bundle-test: the private dbus-daemon did not start" >&2; exit 1; }
 export DBUS_SYSTEM_BUS_ADDRESS=$address
 SERVICE_PID=""
-# start_service CONF: rauc service on the private bus, booted from A; returns once it owns its name.
+# start_service CONF [BOOTNAME]: rauc service on the private bus, booted from
+# A (or BOOTNAME); returns once it owns its name.
 start_service() {
     stop_service
-    echo "--- rauc service --conf=$1" >> "$WORK/service.log"
-    rauc service --conf="$1" --mount="$WORK/mnt" --override-boot-slot=A >> "$WORK/service.log" 2>&1 &
+    echo "--- rauc service --conf=$1 booted from ${2:-A}" >> "$WORK/service.log"
+    rauc service --conf="$1" --mount="$WORK/mnt" --override-boot-slot="${2:-A}" >> "$WORK/service.log" 2>&1 &
     SERVICE_PID=$!
     PIDS+=("$SERVICE_PID")
     if ! gdbus wait --system --timeout 30 de.pengutronix.rauc 2>> "$WORK/service.log" || ! kill -0 "$SERVICE_PID" 2>/dev/null; then
@@ -385,6 +386,100 @@ case_bundle_tmp_full() {
     expect "its temp directory removed" [ -z "$(ls -A "$WORK/small-tmp")" ]
 }
 
+# --- committing a slot (deploy/rauc/commit-slot) -----------------------------
+# systemctl is the seam: a stand-in answers `show` with the lines of
+# $WORK/systemctl.answers in turn (the gateway's state before and after the
+# health time) and records `reboot`. RAUC and the U-Boot environment are real.
+mkdir -p "$WORK/bin"
+cat > "$WORK/bin/systemctl" <<'FAKE'
+#!/bin/sh
+case $1 in
+    show) n=$(cat "$FAKE_DIR/systemctl.count" 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" > "$FAKE_DIR/systemctl.count"
+          sed -n "${n}p" "$FAKE_DIR/systemctl.answers" | tr ' ' '\n' ;;
+    reboot) echo reboot >> "$FAKE_DIR/systemctl.calls" ;;
+    *) echo "systemctl stand-in: unexpected $*" >&2; exit 1 ;;
+esac
+FAKE
+chmod +x "$WORK/bin/systemctl"
+HEALTHY="ActiveState=active MainPID=812 NRestarts=0"
+# commit_slot BOOTED VERSION STATE_BEFORE STATE_AFTER: commit-slot as slot
+# BOOTED running VERSION; its output in the case log, its exit status kept.
+commit_slot() {
+    start_service "$WORK/system.conf" "$1"
+    echo "VERSION=$2" > /etc/cast-gateway/release
+    printf '%s\n%s\n' "$3" "$4" > "$WORK/systemctl.answers"
+    rm -f "$WORK/systemctl.count" "$WORK/systemctl.calls"
+    local rc=0
+    FAKE_DIR=$WORK PATH="$WORK/bin:$PATH" CAST_GATEWAY_UPDATE_STATE=$WORK/update \
+        "$REPO/deploy/rauc/commit-slot" --health-time 0 >> "$WORK/case.log" 2>&1 || rc=$?
+    echo "VERSION=1.0" > /etc/cast-gateway/release
+    start_service "$WORK/system.conf"
+    log "commit-slot as $1 ($2) exit $rc; environment: $(fw_printenv -c "$WORK/fw_env.config" 2>/dev/null | grep BOOT_ | xargs)"
+    return "$rc"
+}
+report_says() {  # report_says KEY=VALUE...
+    local line
+    for line in "$@"; do
+        grep -qx "$line" "$WORK/update/report" 2>/dev/null \
+            || { log "the report lacks '$line': $(xargs < "$WORK/update/report" 2>/dev/null)"; return 1; }
+    done
+}
+rebooted() { [ -s "$WORK/systemctl.calls" ]; }
+not_rebooted() { ! rebooted; }
+# An install of 2.0 into B from a committed A (1.0).
+installed_b() {
+    cp "$WORK/uboot.env.booted-a" "$WORK/uboot.env"
+    rm -rf "$WORK/update"
+    commit_slot A 1.0 "$HEALTHY" "$HEALTHY" && install "$WORK/bundles/good.raucb" && switched_to_b
+}
+case_commit_first_boot() {
+    cp "$WORK/uboot.env.booted-a" "$WORK/uboot.env"
+    rm -rf "$WORK/update"
+    fw_setenv -c "$WORK/fw_env.config" BOOT_A_LEFT 2
+    commit_slot A 1.0 "ActiveState=failed MainPID=0 NRestarts=4" "" || return 1
+    expect "the image's first slot is committed at once, healthy or not" [ "$(envvar BOOT_A_LEFT)" = 3 ] || return 1
+    expect "it remembers A at 1.0" grep -qx "A 1.0" "$WORK/update/committed" || return 1
+    expect "no restart" not_rebooted || return 1
+    expect "no report (nothing was updated)" [ ! -e "$WORK/update/report" ]
+}
+case_commit_after_install_not_rebooted() {
+    installed_b || return 1
+    cp "$WORK/uboot.env" "$WORK/uboot.env.installed"
+    commit_slot A 1.0 "$HEALTHY" "$HEALTHY" || return 1
+    expect "nothing changes before the restart into B" cmp -s "$WORK/uboot.env" "$WORK/uboot.env.installed"
+}
+case_commit_healthy() {
+    installed_b || return 1
+    fw_setenv -c "$WORK/fw_env.config" BOOT_B_LEFT 2   # U-Boot took this boot's attempt
+    commit_slot B 2.0 "$HEALTHY" "$HEALTHY" || return 1
+    expect "B is marked good (its attempts back to 3)" [ "$(envvar BOOT_B_LEFT)" = 3 ] || return 1
+    expect "B stays first" [ "$(envvar BOOT_ORDER)" = "B A" ] || return 1
+    expect "no restart" not_rebooted || return 1
+    report_says state=updated version=2.0 running=2.0 previous=1.0 || return 1
+    expect "it remembers B at 2.0" grep -qx "B 2.0" "$WORK/update/committed"
+}
+case_commit_unhealthy() {
+    installed_b || return 1
+    fw_setenv -c "$WORK/fw_env.config" BOOT_B_LEFT 2
+    # The gateway was restarted during the health time (a crash or the watchdog).
+    commit_slot B 2.0 "$HEALTHY" "ActiveState=active MainPID=907 NRestarts=1" || return 1
+    expect "B is not marked good" [ "$(envvar BOOT_B_LEFT)" = 2 ] || return 1
+    expect "the box restarts to use B's next attempt" rebooted || return 1
+    report_says state=unhealthy version=2.0 || return 1
+    expect "A stays the committed slot" grep -qx "A 1.0" "$WORK/update/committed"
+}
+case_commit_fell_back() {
+    installed_b || return 1
+    # B used its attempts without a commit; U-Boot booted A.
+    fw_setenv -c "$WORK/fw_env.config" BOOT_B_LEFT 0
+    fw_setenv -c "$WORK/fw_env.config" BOOT_A_LEFT 2
+    commit_slot A 1.0 "$HEALTHY" "$HEALTHY" || return 1
+    report_says state=failed version=2.0 running=1.0 || return 1
+    expect "A is first again (U-Boot stops trying B)" [ "$(envvar BOOT_ORDER)" = "A B" ] || return 1
+    expect "A is marked good" [ "$(envvar BOOT_A_LEFT)" = 3 ] || return 1
+    expect "no restart" not_rebooted
+}
+
 run_case "deploy/bundle with its temp space full fails saying so, writes no bundle" case_bundle_tmp_full
 run_case "deploy/bundle refuses a wrong version label, a foreign key, an unknown board" case_bundle_refuses
 run_case "good bundle installs into slot B (image, BOOT_ORDER=B first, BOOT_B_LEFT reset, A unchanged)" case_good
@@ -400,6 +495,11 @@ if [ -e /dev/mapper/control ]; then
 else
     run_case "verity bundle on a host without device-mapper fails before writing" case_verity_install
 fi
+run_case "commit-slot: the image's first boot commits slot A at once" case_commit_first_boot
+run_case "commit-slot: installed but not restarted yet, nothing changes" case_commit_after_install_not_rebooted
+run_case "commit-slot: a healthy new slot B is committed and reported as updated" case_commit_healthy
+run_case "commit-slot: an unhealthy new slot is not committed, the box restarts" case_commit_unhealthy
+run_case "commit-slot: after U-Boot fell back, the failed update is reported and A is first again" case_commit_fell_back
 stop_service
 echo "bundle: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

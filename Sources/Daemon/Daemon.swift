@@ -48,12 +48,18 @@ public final class Daemon: Sendable {
     /// The `[media]` server that runs now, for local paths.
     private let mediaServer = CurrentMediaServer()
     private let wallClock: any WallClock
+    /// Where commit-slot writes what happened to the last A/B update; nil: not read.
+    private let updateReportPath: String?
+    /// commit-slot's report on an A/B image (deploy/rauc/commit-slot).
+    public static let updateReportPath = "/var/lib/cast-gateway/update/report"
 
     public init(path: String, settings: DaemonSettings, boardOverride: String? = nil, logLevelOverride: LogLevel? = nil,
                 connector: @escaping CastClient.Connector, authenticator: @escaping Gateway.AuthenticatorFactory = { _ in nil },
                 timeSource: any TimeSource = SystemTimeSource(), notifier: SystemdNotifier = SystemdNotifier(), version: String,
-                mediaLocator: (any MediaLocator)? = nil, wallClock: any WallClock = SystemWallClock()) {
+                mediaLocator: (any MediaLocator)? = nil, wallClock: any WallClock = SystemWallClock(),
+                updateReportPath: String? = nil) {
         self.path = path
+        self.updateReportPath = updateReportPath
         self.settings = StateBroadcaster(settings)
         self.boardOverride = boardOverride
         self.logLevelOverride = logLevelOverride
@@ -190,12 +196,30 @@ public final class Daemon: Sendable {
         remote.setKeymaps(new.remoteKeymaps)
         await gateway.apply(new.gateway)
         await gateway.setConfigProblem(nil)
+        await readUpdateReport()
         let kioskUnchanged = settings.current.kiosk == new.kiosk
         settings.publish(new)
         // A changed [kiosk] restarts the player, which reads the file afresh; otherwise the file may have changed alone.
         if kioskUnchanged { await kiosk.reloadIfRunning() }
         logger.notice("configuration reloaded from \(path)")
         return nil
+    }
+
+    /// Reads commit-slot's report of the last A/B update into the state: at
+    /// start, and at every reload (commit-slot reloads the gateway when it
+    /// writes one). No file: no report. A broken one is logged and shows nothing.
+    public func readUpdateReport() async {
+        guard let updateReportPath else { return }
+        var report: UpdateReport?
+        do {
+            if let text = try FileSystem.readRegularFile(updateReportPath, limit: 4096) {
+                report = try UpdateReport(parsing: text)
+            }
+        } catch {
+            logger.warning("the update report \(updateReportPath) is not shown: \(error) (commit-slot writes it; remove it to clear)")
+        }
+        if let report, report.outcome != .updated { logger.warning("update: \(report.summary)") }
+        await gateway.setUpdateReport(report)
     }
 }
 

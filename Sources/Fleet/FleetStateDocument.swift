@@ -16,12 +16,16 @@ import JSON
 ///      "tv":{"power":"on","input":"2.0.0.0","hdmi":2,"chromecast":true,"vendor":"00e091","vendorName":"LG","name":"TV"},
 ///      "version":"1.4.0","uptime":3600,
 ///      "activity":"Playing","selection":"Big Buck Bunny","positionUpdatedAt":"2026-12-02T08:00:00Z",
-///      "problem":null,"problems":[],"tvInput":"HDMI 2 (the Chromecast)"}
+///      "problem":null,"problems":[],"tvInput":"HDMI 2 (the Chromecast)",
+///      "update":{"state":"updated","version":"1.4.0","running":"1.4.0","previous":"1.3.2","time":"2026-12-01T03:00:00Z"}}
 ///
 /// The last members are for Home Assistant: `activity` is the player in
 /// words, `selection` the preset playing (by its name), `positionUpdatedAt`
 /// when `position` was true (UTC), `problem` the first of `problems`
 /// (everything wrong now, and the last failed MQTT command for a while).
+///
+/// `update` is null on a box without A/B updates or before its first one;
+/// a failed update is also one of the `problems`.
 ///
 /// `services` holds the parts of the gateway that failed and are being
 /// restarted, while that lasts (`{}` when every part runs). `tv` is null
@@ -84,6 +88,8 @@ public enum FleetStateDocument {
             "problems": .array(problems.map(JSONValue.string)),
             // The words `status` uses (`HDMI 2 (the Chromecast)`), for the input the TV shows.
             "tvInput": string(state.tv.flatMap { tv in tv.connected ? tv.activeSource.map(tv.inputText) : nil }),
+            // What happened to the last A/B update (deploy/rauc/commit-slot's report).
+            "update": state.update?.json ?? .null,
         ]
     }
 
@@ -122,6 +128,7 @@ public enum FleetStateDocument {
         if let problem = state.authenticationProblem { list.append(problem) }
         if let problem = state.configProblem { list.append(problem) }
         if let problem = state.kioskProblem { list.append(problem) }
+        if let problem = state.update?.problem { list.append(problem) }
         for (source, problem) in state.inputProblems.sorted(by: { $0.key < $1.key }) { list.append("\(source): \(problem)") }
         for (_, failure) in state.serviceFailures.sorted(by: { $0.key < $1.key }) { list.append(failure) }
         if let failure = commandFailure { list.append(failure) }

@@ -38,6 +38,7 @@ public actor Gateway {
     private var started = false
     private var inputProblems: [String: String] = [:]
     private var configProblem: String?
+    private var updateReport: UpdateReport?
     private var serviceProblems: [String: String] = [:]
     private var serviceFailures: [String: String] = [:]
     private var kioskProblem: String?
@@ -146,6 +147,13 @@ public actor Gateway {
     public func setKioskProblem(_ problem: String?) {
         guard kioskProblem != problem else { return }
         kioskProblem = problem
+        publish()
+    }
+
+    /// Shows (or with nil clears) what happened to the last A/B update.
+    public func setUpdateReport(_ report: UpdateReport?) {
+        guard updateReport != report else { return }
+        updateReport = report
         publish()
     }
 
@@ -433,6 +441,7 @@ public actor Gateway {
         var state = GatewayState()
         state.inputProblems = inputProblems
         state.configProblem = configProblem
+        state.update = updateReport
         state.serviceProblems = serviceProblems
         state.serviceFailures = serviceFailures
         state.kioskProblem = kioskProblem.map(shown)

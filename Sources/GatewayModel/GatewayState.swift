@@ -101,6 +101,8 @@ public struct GatewayState: Sendable, Equatable {
     public var receiverRunsApp: Bool?
     /// The TV as the CEC bus shows it; nil when HDMI-CEC is not set up.
     public var tv: TVStatus?
+    /// What happened to the last A/B update (commit-slot's report); nil when there is none.
+    public var update: UpdateReport?
 
     /// The longest title, name or message a snapshot carries (the core cuts longer ones).
     public static let maximumTextLength = 256

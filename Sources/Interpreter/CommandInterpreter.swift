@@ -173,6 +173,7 @@ public struct CommandInterpreter: Sendable {
         lines.append("  link: \(state.link.name)" + (state.deviceAddress.isEmpty ? "" : " to \(state.deviceAddress)"))
         if let problem = state.configProblem { lines.append("  config: \(problem)") }
         if let problem = state.kioskProblem { lines.append("  kiosk: \(problem)") }
+        if let update = state.update { lines.append("  update: \(update.summary)") }
         if state.link == .connected {
             lines.append("  device authentication: \(state.authentication)" + (state.authenticationProblem.map { ": \($0)" } ?? ""))
         }

@@ -21,7 +21,8 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
     }
     for warning in settings.warnings { logger.warning(warning) }
     let daemon = Daemon(path: path, settings: settings, boardOverride: board, logLevelOverride: logLevel,
-                        connector: try makeTLSConnector(), authenticator: deviceAuthenticatorFactory, version: gatewayVersion)
+                        connector: try makeTLSConnector(), authenticator: deviceAuthenticatorFactory, version: gatewayVersion,
+                        updateReportPath: Daemon.updateReportPath)
     logger.notice("cast-gateway \(gatewayVersion) starting with \(path)\(settings.board.map { " (board \($0.name))" } ?? "")")
     // Discovery runs even for a fixed host: 'devices', 'use' and next-device use it.
     let discovery = try DeviceDiscovery(settings: settings.discovery, keeping: settings.keptDevices)

@@ -172,11 +172,12 @@ final class FleetStateDocumentTests: XCTestCase {
         tv.vendorID = 0x00E091
         tv.osdName = "TV"
         state.tv = tv
+        state.update = UpdateReport(outcome: .failed, version: "1.5.0", running: "1.4.0", time: "2026-12-02T07:58:00Z")
         let extras = FleetStatusExtras(version: "1.4.0", startedAt: .seconds(40), inputs: ["cec", "lirc"])
         let context = FleetStateDocument.Context(wallTime: 1_796_198_400.7, presets: [.init(number: 4, name: "Big \"Buck\" Bunny", url: "http://x/b.mp4")],
                                                  commandFailure: "the command 'next' failed: nothing to skip to")
         let document = FleetStateDocument.render(state, extras: extras, now: .milliseconds(103_240), context: context)
-        XCTAssertEqual(document.serialized, #"{"link":"connected","device":{"name":"Living Room TV","id":"4f1c","address":"192.168.1.20:8009"},"app":"Default Media Receiver","appId":"CC1AD845","player":"PLAYING","title":"Big \"Buck\" Bunny","position":83.2,"duration":596,"volume":40,"muted":false,"error":null,"inputs":{"cec":"ok","lirc":"cannot connect to /run/lirc/lircd"},"services":{"kiosk":"kiosk failed: x; restarting"},"tv":{"power":"on","input":"2.0.0.0","hdmi":2,"chromecast":true,"vendor":"00e091","vendorName":"LG","name":"TV"},"version":"1.4.0","uptime":63,"activity":"Playing","selection":"Big \"Buck\" Bunny","positionUpdatedAt":"2026-12-02T08:00:00Z","problem":"lirc: cannot connect to /run/lirc/lircd","problems":["lirc: cannot connect to /run/lirc/lircd","kiosk failed: x; restarting","the command 'next' failed: nothing to skip to"],"tvInput":"HDMI 2 (the Chromecast)"}"#)
+        XCTAssertEqual(document.serialized, #"{"link":"connected","device":{"name":"Living Room TV","id":"4f1c","address":"192.168.1.20:8009"},"app":"Default Media Receiver","appId":"CC1AD845","player":"PLAYING","title":"Big \"Buck\" Bunny","position":83.2,"duration":596,"volume":40,"muted":false,"error":null,"inputs":{"cec":"ok","lirc":"cannot connect to /run/lirc/lircd"},"services":{"kiosk":"kiosk failed: x; restarting"},"tv":{"power":"on","input":"2.0.0.0","hdmi":2,"chromecast":true,"vendor":"00e091","vendorName":"LG","name":"TV"},"version":"1.4.0","uptime":63,"activity":"Playing","selection":"Big \"Buck\" Bunny","positionUpdatedAt":"2026-12-02T08:00:00Z","problem":"the update to 1.5.0 failed; back on 1.4.0","problems":["the update to 1.5.0 failed; back on 1.4.0","lirc: cannot connect to /run/lirc/lircd","kiosk failed: x; restarting","the command 'next' failed: nothing to skip to"],"tvInput":"HDMI 2 (the Chromecast)","update":{"state":"failed","version":"1.5.0","running":"1.4.0","previous":null,"time":"2026-12-02T07:58:00Z"}}"#)
     }
 
     func testIdleStateHasEveryMemberAsNull() {
@@ -184,6 +185,6 @@ final class FleetStateDocumentTests: XCTestCase {
         state.lastError = GatewayState.Problem(code: "device-unavailable", message: "no answer")
         state.volume = .nan
         let document = FleetStateDocument.render(state, extras: FleetStatusExtras(version: "1", startedAt: .seconds(5)), now: .seconds(1))
-        XCTAssertEqual(document.serialized, #"{"link":"no-device","device":{"name":"","id":null,"address":""},"app":null,"appId":null,"player":"NONE","title":null,"position":null,"duration":null,"volume":null,"muted":false,"error":{"code":"device-unavailable","message":"no answer"},"inputs":{},"services":{},"tv":null,"version":"1","uptime":0,"activity":"Not connected","selection":null,"positionUpdatedAt":null,"problem":"no receiver is set: set [device] host, name or id","problems":["no receiver is set: set [device] host, name or id"],"tvInput":null}"#)
+        XCTAssertEqual(document.serialized, #"{"link":"no-device","device":{"name":"","id":null,"address":""},"app":null,"appId":null,"player":"NONE","title":null,"position":null,"duration":null,"volume":null,"muted":false,"error":{"code":"device-unavailable","message":"no answer"},"inputs":{},"services":{},"tv":null,"version":"1","uptime":0,"activity":"Not connected","selection":null,"positionUpdatedAt":null,"problem":"no receiver is set: set [device] host, name or id","problems":["no receiver is set: set [device] host, name or id"],"tvInput":null,"update":null}"#)
     }
 }

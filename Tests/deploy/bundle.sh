@@ -389,7 +389,8 @@ case_bundle_tmp_full() {
 # --- committing a slot (deploy/rauc/commit-slot) -----------------------------
 # systemctl is the seam: a stand-in answers `show` with the lines of
 # $WORK/systemctl.answers in turn (the gateway's state before and after the
-# health time) and records `reboot`. RAUC and the U-Boot environment are real.
+# health time) and records `reboot` and `reload`. RAUC and the U-Boot
+# environment are real.
 mkdir -p "$WORK/bin"
 cat > "$WORK/bin/systemctl" <<'FAKE'
 #!/bin/sh
@@ -397,6 +398,7 @@ case $1 in
     show) n=$(cat "$FAKE_DIR/systemctl.count" 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" > "$FAKE_DIR/systemctl.count"
           sed -n "${n}p" "$FAKE_DIR/systemctl.answers" | tr ' ' '\n' ;;
     reboot) echo reboot >> "$FAKE_DIR/systemctl.calls" ;;
+    reload) echo "$*" >> "$FAKE_DIR/systemctl.reloads" ;;
     *) echo "systemctl stand-in: unexpected $*" >&2; exit 1 ;;
 esac
 FAKE
@@ -408,7 +410,7 @@ commit_slot() {
     start_service "$WORK/system.conf" "$1"
     echo "VERSION=$2" > /etc/cast-gateway/release
     printf '%s\n%s\n' "$3" "$4" > "$WORK/systemctl.answers"
-    rm -f "$WORK/systemctl.count" "$WORK/systemctl.calls"
+    rm -f "$WORK/systemctl.count" "$WORK/systemctl.calls" "$WORK/systemctl.reloads"
     local rc=0
     FAKE_DIR=$WORK PATH="$WORK/bin:$PATH" CAST_GATEWAY_UPDATE_STATE=$WORK/update \
         "$REPO/deploy/rauc/commit-slot" --health-time 0 >> "$WORK/case.log" 2>&1 || rc=$?
@@ -417,8 +419,10 @@ commit_slot() {
     log "commit-slot as $1 ($2) exit $rc; environment: $(fw_printenv -c "$WORK/fw_env.config" 2>/dev/null | grep BOOT_ | xargs)"
     return "$rc"
 }
-report_says() {  # report_says KEY=VALUE...
+report_says() {  # report_says KEY=VALUE...: and the gateway was told to read it
     local line
+    grep -q "^reload --no-block cast-gateway.service" "$WORK/systemctl.reloads" 2>/dev/null \
+        || { log "the gateway was not reloaded to read the report"; return 1; }
     for line in "$@"; do
         grep -qx "$line" "$WORK/update/report" 2>/dev/null \
             || { log "the report lacks '$line': $(xargs < "$WORK/update/report" 2>/dev/null)"; return 1; }

@@ -4,14 +4,17 @@ import Glibc
 import ServiceLifecycle
 import SystemSupport
 
-/// `systemctl reload` (SIGHUP): re-reads the config file and applies it.
+/// `systemctl reload` (SIGHUP): re-reads the config file and applies it, and
+/// the A/B update report (read once at start too).
 struct ReloadService: Service {
     let name = "reload"
     let daemon: Daemon
     let signals: [Int32]
 
     func run() async throws {
-        for await _ in SignalStream.watch(signals) {
+        let reloads = SignalStream.watch(signals)
+        await daemon.readUpdateReport()
+        for await _ in reloads {
             _ = await daemon.reload()
         }
     }

@@ -179,21 +179,7 @@ flip_byte "$WORK/bundles/good.raucb" "$WORK/bundles/tampered.raucb" $(( $(stat -
 flip_byte "$WORK/bundles/verity.raucb" "$WORK/bundles/verity-tampered.raucb" $(( $(stat -c %s "$WORK/bundles/verity.raucb") / 2 ))
 
 # --- the private system bus and rauc service ----------------------------------
-cat > "$WORK/bus.conf" <<BUS
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$WORK/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="root"/>
-    <allow own="*"/>
-    <allow send_destination="*"/>
-    <allow receive_sender="*"/>
-  </policy>
-</busconfig>
-BUS
+sed "s|@LISTEN@|unix:path=$WORK/system_bus_socket|" "$REPO/Tests/support/private-system-bus.conf" > "$WORK/bus.conf"
 # dbus-daemon prints its address once it listens: reading it is the wait.
 coproc DBUS { exec dbus-daemon --config-file="$WORK/bus.conf" --nofork --nopidfile --print-address=1 2> "$WORK/dbus.log"; }
 PIDS+=("$DBUS_PID")

@@ -162,8 +162,13 @@ extension ReceiverSimulator {
         guard let session = media, session.playerState == .playing, let duration = session.duration else { return }
         let remaining = (duration - session.position(at: now)) / max(session.playbackRate, 0.01)
         let generation = playbackGeneration
+        // The end is fixed now, not when the task first runs: on a busy
+        // machine (or a manual clock moved on meanwhile) a task that starts
+        // late must not end the item late.
+        let end = timeSource.now + .seconds(fractional: max(remaining, 0) + 0.05)
+        let timeSource = self.timeSource
         Task {
-            try? await timeSource.sleep(for: .seconds(fractional: max(remaining, 0) + 0.05))
+            try? await timeSource.sleep(for: end - timeSource.now)
             self.playbackEnded(generation: generation)
         }
     }

@@ -31,8 +31,10 @@ public enum GatewayCommand: Sendable, Equatable {
     case quit
 
     /// `playlist`, `playlist reload`, ...: the kiosk loop.
-    public enum PlaylistRequest: String, Sendable, Equatable, CaseIterable {
+    public enum PlaylistRequest: Sendable, Equatable {
         case show, reload, start, stop, next, previous
+        /// `playlist play N`: item N (from 1) of the playlist, now.
+        case play(Int)
     }
 
     /// Where commands are typed: the help differs a little.
@@ -73,6 +75,7 @@ public enum GatewayCommand: Sendable, Equatable {
         preset N               play preset N (0-9) from [presets]
         playlist               kiosk loop: the current item and position
         playlist reload | start | stop | next | prev   re-read the playlist file, start or stop the loop, skip
+        playlist play N        play item N of the playlist now
         tv on | standby | input N   HDMI-CEC: wake the TV, put it in standby, show HDMI input N
         checkout               front desk: stop the guest's app, clear typed creds, reset volume, loop from item 1
         """
@@ -98,7 +101,7 @@ public enum GatewayCommand: Sendable, Equatable {
         case .subtitleTrack, .cast, .queue, .launch, .key, .checkout: true
         case .playlist(let request):
             switch request {
-            case .start, .next, .previous: true
+            case .start, .next, .previous, .play: true
             case .show, .reload, .stop: false
             }
         case .help, .status, .version, .devices, .use, .keys, .json, .credentials, .logLevel, .quit: false
@@ -207,7 +210,12 @@ public enum GatewayCommand: Sendable, Equatable {
             case ["stop"]: self = .playlist(.stop)
             case ["next"]: self = .playlist(.next)
             case ["prev"], ["previous"]: self = .playlist(.previous)
-            default: throw UsageError("usage: playlist [reload | start | stop | next | prev]")
+            case let words where words.first == "play":
+                guard words.count == 2, let item = Int(words[1]), item >= 1 else {
+                    throw UsageError("usage: playlist play N, N an item number from 1 (see 'playlist')")
+                }
+                self = .playlist(.play(item))
+            default: throw UsageError("usage: playlist [reload | start | stop | next | prev | play N]")
             }
         case "json":
             guard arguments.count == 1, ["on", "off"].contains(arguments[0]) else { throw UsageError("usage: json on|off") }

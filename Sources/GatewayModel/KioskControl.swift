@@ -15,6 +15,8 @@ public protocol KioskControl: Sendable {
     func stopLoop() async throws -> [String]
     /// Skips to the next (or with -1 the previous) item.
     func skip(by offset: Int) async throws -> [String]
+    /// Plays item `item` (from 1) of the playlist now.
+    func play(item: Int) async throws -> [String]
     /// A remote key's action, for `start = key`.
     func keyPressed(_ action: Action?) async
 }

@@ -157,6 +157,7 @@ public struct CommandInterpreter: Sendable {
             case .stop: lines = try await kiosk.stopLoop()
             case .next: lines = try await kiosk.skip(by: 1)
             case .previous: lines = try await kiosk.skip(by: -1)
+            case .play(let item): lines = try await kiosk.play(item: item)
             }
             return CommandInterpreter.reply(kioskLines: lines)
         case .logLevel(let level):

@@ -63,6 +63,8 @@ public enum KioskCommand: Sendable {
     case startLoop
     case stopLoop
     case skip(by: Int)
+    /// `playlist play N`: item N, from 1.
+    case play(item: Int)
     /// A playlist read afresh (`playlist reload`, a config reload).
     case reload(Playlist)
     case checkout

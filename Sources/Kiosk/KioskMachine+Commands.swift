@@ -7,6 +7,7 @@ extension KioskMachine {
         case .startLoop: startLoop()
         case .stopLoop: stopLoop()
         case .skip(let offset): skip(by: offset)
+        case .play(let item): play(item: item)
         case .reload(let fresh): reload(fresh)
         case .checkout: beginCheckout()
         case .key(let action):
@@ -141,17 +142,38 @@ extension KioskMachine {
 
     private mutating func skip(by offset: Int) {
         guard !state.playlist.isEmpty else { return emit(.refuse(GatewayError(.badArgument, "no playlist to skip in"))) }
-        switch state.mode {
-        case .closed: return emit(.refuse(GatewayError(.unavailable, "outside the schedule")))
-        case .guest: return emit(.refuse(GatewayError(.unavailable, "a guest has the screen")))
-        default: break
-        }
-        state.epoch += 1
+        guard mayChangeItem() else { return }
         if offset < 0 {
             state.playlist.previous()
         } else {
             state.playlist.advance(loop: true, shuffle: settings.shuffle, using: &state.generator)
         }
+        loadChosenItem()
+    }
+
+    /// `playlist play N`: the loop goes on from item N.
+    private mutating func play(item: Int) {
+        guard !state.playlist.isEmpty else { return emit(.refuse(GatewayError(.badArgument, "no playlist to play from"))) }
+        guard (1...state.playlist.count).contains(item) else {
+            return emit(.refuse(GatewayError(.badArgument, "no item \(item): the playlist has \(state.playlist.count) (see 'playlist')")))
+        }
+        guard mayChangeItem() else { return }
+        state.playlist.select(itemIndex: item - 1)
+        loadChosenItem()
+    }
+
+    /// Whether a command may change the item now; refuses it when not.
+    private mutating func mayChangeItem() -> Bool {
+        switch state.mode {
+        case .closed: emit(.refuse(GatewayError(.unavailable, "outside the schedule"))); return false
+        case .guest: emit(.refuse(GatewayError(.unavailable, "a guest has the screen"))); return false
+        default: return true
+        }
+    }
+
+    /// Loads the playlist's current item from its start, and says which it is.
+    private mutating func loadChosenItem() {
+        state.epoch += 1
         state.pendingStart = 0
         state.loopRequested = true
         state.mode = .loading(attempt: 1, notBefore: nil)

@@ -41,6 +41,10 @@ extension KioskPlayer {
         try await answer(.skip(by: offset))
     }
 
+    public func play(item: Int) async throws -> [String] {
+        try await answer(.play(item: item))
+    }
+
     /// `start = key`: a play key starts the loop.
     public func keyPressed(_ action: Action?) async {
         await send(.command(.key(action)))

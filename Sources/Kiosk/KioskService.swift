@@ -61,6 +61,7 @@ public final class KioskHandle: KioskControl {
     public func startLoop() async throws -> [String] { try await requirePlayer().startLoop() }
     public func stopLoop() async throws -> [String] { try await requirePlayer().stopLoop() }
     public func skip(by offset: Int) async throws -> [String] { try await requirePlayer().skip(by: offset) }
+    public func play(item: Int) async throws -> [String] { try await requirePlayer().play(item: item) }
 
     public func playlistStatus() async -> [String] {
         guard let player else { return ["playlist: the kiosk is not running (no [kiosk] section)"] }

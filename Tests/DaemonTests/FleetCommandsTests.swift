@@ -12,7 +12,7 @@ final class FleetCommandsTests: XCTestCase {
         }, version: "test")
         let commands = FleetCommands(interpreter: daemon.interpreter())
         for line in ["pause", "stop", "checkout", "cast http://media.test/a.mp4", "preset 1", "key KEY_PLAY", "playlist start",
-                     "playlist next", "vol 40"] {
+                     "playlist next", "playlist play 2", "vol 40"] {
             XCTAssertEqual(commands.kind(of: line), .needsReceiver, line)
         }
         for line in ["status", "devices", "version", "keys", "help", "playlist"] {

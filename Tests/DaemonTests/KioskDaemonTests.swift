@@ -68,13 +68,21 @@ final class KioskDaemonTests: XCTestCase {
         }
         XCTAssertEqual(loads(), ["http://media.test/lobby.mp4"], "re-reading the file does not reload the playing item")
 
+        // An item by number: the console's and MQTT's `playlist play N`.
+        let picked = await interpreter.run("playlist play 3")
+        XCTAssertEqual(picked, ["ok: item 3/3"])
+        let spa = await eventually { loads().last == "http://media.test/spa.mp4" }
+        XCTAssertTrue(spa, "\(loads())")
+        let tooFar = await interpreter.run("playlist play 9")
+        XCTAssertEqual(tooFar, ["error: no item 9: the playlist has 3 (see 'playlist')"])
+
         // The section changes: the player restarts and resumes the same item.
         try write(config(volume: 40), to: "gateway.conf")
         let error2 = await daemon.reload()
         XCTAssertNil(error2)
-        let resumed = await eventually { loads().count == 2 }
+        let resumed = await eventually { loads().count == 3 }
         XCTAssertTrue(resumed, "\(loads())")
-        XCTAssertEqual(loads().last, "http://media.test/lobby.mp4", "the restarted player resumes the saved item")
+        XCTAssertEqual(loads().last, "http://media.test/spa.mp4", "the restarted player resumes the saved item")
 
         let checkout = await interpreter.run("checkout")
         XCTAssertTrue(checkout.first?.hasPrefix("ok: checkout:") ?? false, "\(checkout)")
@@ -98,6 +106,10 @@ final class KioskDaemonTests: XCTestCase {
         XCTAssertEqual(lines.count, 1)
         XCTAssertTrue(lines.first?.hasPrefix("error: the kiosk is not running") ?? false, "\(lines)")
         let usage = await daemon.interpreter().run("playlist shuffle")
-        XCTAssertEqual(usage, ["error: usage: playlist [reload | start | stop | next | prev]"])
+        XCTAssertEqual(usage, ["error: usage: playlist [reload | start | stop | next | prev | play N]"])
+        for line in ["playlist play", "playlist play 0", "playlist play two", "playlist play 1 2"] {
+            let reply = await daemon.interpreter().run(line)
+            XCTAssertEqual(reply, ["error: usage: playlist play N, N an item number from 1 (see 'playlist')"], line)
+        }
     }
 }

@@ -119,7 +119,7 @@ extension GatewayTests {
         let (gateway, simulator) = try await makeGateway()
         let interpreter = CommandInterpreter(gateway: gateway, version: "1")
         for line in ["pause", "vol 100", "cast http://x/y.mp4", "creds hunter2", "key KEY_PLAY", "log trace", "use Kitchen",
-                     "playlist next", "playlist stop", "playlist reload", "checkout"] {
+                     "playlist next", "playlist stop", "playlist reload", "playlist play 2", "checkout"] {
             let reply = await interpreter.runReadOnly(line)
             XCTAssertEqual(reply, ["error: this console only shows status ([console] mode = status-only)"], line)
         }

@@ -105,6 +105,30 @@ final class KioskMachineTests: XCTestCase {
         XCTAssertEqual(replies(empty.send(.command(.skip(by: 1)))), [.refuse(GatewayError(.badArgument, "no playlist to skip in"))])
     }
 
+    func testPlayingItemNAndItsRefusals() {
+        let kiosk = playing()
+        XCTAssertEqual(replies(kiosk.send(.command(.play(item: 3)))), [.reply(["ok: item 3/3"])])
+        XCTAssertEqual(kiosk.loads.last?.source, three)
+        kiosk.loadSucceeds()
+        // The loop goes on from there: after item 3 comes item 1.
+        XCTAssertEqual(replies(kiosk.send(.command(.skip(by: 1)))), [.reply(["ok: item 1/3"])])
+        kiosk.loadSucceeds()
+        XCTAssertEqual(replies(kiosk.send(.command(.play(item: 2)))), [.reply(["ok: item 2/3"])])
+        XCTAssertEqual(kiosk.loads.map(\.source), [one, three, one, slide])
+        kiosk.loadSucceeds()
+        let loads = kiosk.loads.count
+        XCTAssertEqual(replies(kiosk.send(.command(.play(item: 4)))),
+                       [.refuse(GatewayError(.badArgument, "no item 4: the playlist has 3 (see 'playlist')"))])
+        XCTAssertEqual(replies(kiosk.send(.command(.play(item: 0)))),
+                       [.refuse(GatewayError(.badArgument, "no item 0: the playlist has 3 (see 'playlist')"))])
+        XCTAssertEqual(kiosk.loads.count, loads, "a refused item loads nothing")
+        kiosk.show(kiosk.screen(app: "ABCDEF12"))
+        XCTAssertEqual(replies(kiosk.send(.command(.play(item: 1)))), [.refuse(GatewayError(.unavailable, "a guest has the screen"))])
+        let empty = MachineDriver(items: []) { ($0.source, $0.appID) = (.none, "0F0F0F0F") }
+        empty.start()
+        XCTAssertEqual(replies(empty.send(.command(.play(item: 1)))), [.refuse(GatewayError(.badArgument, "no playlist to play from"))])
+    }
+
     // MARK: Start, stop and keys
 
     func testStartKeyWaitsForAPlayKeyAndNeverForPlaylistStart() {

@@ -19,6 +19,9 @@ public struct BoardProfile: Sendable {
         public var irDecoder: String?
         /// Lines the image's `config.txt` must carry.
         public var configTxt: [String] = []
+        /// Where U-Boot puts the kernel, its compressed copy and the initrd
+        /// (`NAME=0xADDRESS ...`, boards with A/B root slots).
+        public var ubootAddresses: [String] = []
 
         public init() {}
 
@@ -31,6 +34,24 @@ public struct BoardProfile: Sendable {
             irDecoder = try section.value("ir-decoder", expected: "kernel or lircd") { ["kernel", "lircd"].contains($0) ? $0 : nil }
             _ = section.entry("config-txt")
             configTxt = section.entries.filter { $0.key == "config-txt" }.map(\.value)
+            ubootAddresses = try section.value("uboot-addresses", expected: "NAME=0xADDRESS pairs separated by spaces") {
+                Facts.addresses($0)
+            } ?? []
+        }
+
+        /// The pairs of `kernel_addr_r=0x00200000 ramdisk_addr_r=0x0c000000`,
+        /// or nil for anything else.
+        static func addresses(_ text: String) -> [String]? {
+            let pairs = text.split(separator: " ")
+            guard !pairs.isEmpty else { return nil }
+            for pair in pairs {
+                let parts = pair.split(separator: "=", omittingEmptySubsequences: false)
+                guard parts.count == 2, !parts[0].isEmpty,
+                      parts[0].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }),
+                      parts[1].hasPrefix("0x"), parts[1].count > 2,
+                      parts[1].dropFirst(2).allSatisfy(\.isHexDigit) else { return nil }
+            }
+            return pairs.map(String.init)
         }
     }
 

@@ -23,6 +23,20 @@ final class BoardProfileTests: XCTestCase {
         }
         let pi5 = try BoardProfile.load(name: "rpi5", directories: [boards])
         XCTAssertTrue(pi5.facts.configTxt.count >= 1, "config.txt lines are repeatable: \(pi5.facts.configTxt)")
+        let pi4 = try BoardProfile.load(name: "rpi4", directories: [boards])
+        XCTAssertEqual(pi4.facts.ubootAddresses,
+                       ["kernel_addr_r=0x00200000", "kernel_comp_addr_r=0x08000000", "ramdisk_addr_r=0x0c000000"])
+    }
+
+    func testUBootAddressesMustBeNameAddressPairs() throws {
+        XCTAssertEqual(BoardProfile.Facts.addresses("a_r=0x1 b=0xFF"), ["a_r=0x1", "b=0xFF"])
+        for bad in ["", "kernel_addr_r", "kernel_addr_r=200000", "kernel_addr_r=0x", "k=0x1=2", "k-r=0x1", "k=0xZZ"] {
+            XCTAssertNil(BoardProfile.Facts.addresses(bad), bad)
+        }
+        let profile = "[board]\nname = x\nmodel = X\narch = arm64\nuboot-addresses = kernel_addr_r=200000\n[console]\ndevice = none\n"
+        XCTAssertThrowsError(try BoardProfile(path: "boards/x.conf", text: profile)) { error in
+            XCTAssertTrue("\(error)".contains("boards/x.conf:5") && "\(error)".contains("uboot-addresses"), "\(error)")
+        }
     }
 
     func testAProfileGivesDefaultsBeneathTheFilesOwnValues() throws {

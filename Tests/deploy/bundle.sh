@@ -185,6 +185,16 @@ coproc DBUS { exec dbus-daemon --config-file="$WORK/bus.conf" --nofork --nopidfi
 PIDS+=("$DBUS_PID")
 read -r -t 30 address <&"${DBUS[0]}" || { cat "$WORK/dbus.log" >&2; echo "bundle-test: the private dbus-daemon did not start" >&2; exit 1; }
 export DBUS_SYSTEM_BUS_ADDRESS=$address
+# The box's identity that the bundle's hook carries into a new slot
+# (CAST_GATEWAY_CARRY_ROOT: the hook reads it instead of /, through the
+# service's environment).
+CARRY=$WORK/carry
+mkdir -p "$CARRY/etc" "$CARRY/root/.ssh"
+echo 0123456789abcdef0123456789abcdef > "$CARRY/etc/machine-id"
+echo room-214 > "$CARRY/etc/hostname"
+echo "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBundleTestKeyForTheCarryCase installer" > "$CARRY/root/.ssh/authorized_keys"
+ln -s /usr/share/zoneinfo/Europe/Berlin "$CARRY/etc/localtime"
+export CAST_GATEWAY_CARRY_ROOT=$CARRY
 SERVICE_PID=""
 # start_service CONF [BOOTNAME]: rauc service on the private bus, booted from
 # A (or BOOTNAME); returns once it owns its name.
@@ -238,10 +248,25 @@ refused() {
     if install "$1"; then log "installed, but should have been refused"; return 1; fi
     said "$2" && unchanged
 }
-# slot_holds DEVICE IMAGE: the device starts with the image, byte for byte.
+# slot_file DEVICE PATH: a file in the ext4 slot (debugfs: nothing mounted).
+slot_file() { debugfs -R "cat $2" "$1" 2>/dev/null; }
+# slot_holds DEVICE VERSION: the slot holds that rootfs image's files (not
+# byte for byte: the bundle's hook carries this box's files into it).
 slot_holds() {
-    [ "$(head -c "$(stat -c %s "$2")" "$1" | sha256sum | cut -d' ' -f1)" = "$(sha "$2")" ] \
-        || { log "$1 does not hold $(basename "$2")"; return 1; }
+    [ "$(slot_file "$1" /etc/cast-gateway/release)" = "VERSION=$2" ] \
+        && [ "$(slot_file "$1" "/usr/lib/payload-$2.bin" | sha256sum | cut -d' ' -f1)" = "$(sha "$WORK/images/tree-$2/usr/lib/payload-$2.bin")" ] \
+        || { log "$1 does not hold the $2 image"; return 1; }
+}
+# carried DEVICE: the bundle's hook copied the box's identity into it.
+carried() {
+    local file
+    for file in etc/machine-id etc/hostname root/.ssh/authorized_keys; do
+        [ "$(slot_file "$1" "/$file")" = "$(cat "$CARRY/$file")" ] || { log "/$file was not carried into $1"; return 1; }
+    done
+    debugfs -R "stat /etc/localtime" "$1" 2>/dev/null | grep -q 'Fast link dest: "/usr/share/zoneinfo/Europe/Berlin"' \
+        || { log "the /etc/localtime symlink was not carried into $1"; return 1; }
+    [ "$(debugfs -R "stat /root/.ssh" "$1" 2>/dev/null | sed -n 's/.*Mode: *\([0-7]*\).*/\1/p')" = 0700 ] \
+        || { log "/root/.ssh in $1 is not mode 700"; return 1; }
 }
 # switched_to_b: BOOT_ORDER is "B A", B has system.conf's boot-attempts-primary
 # tries (RAUC's default: 3), A keeps its count.
@@ -263,8 +288,8 @@ case_good() {
     cp "$WORK/uboot.env.booted-a" "$WORK/uboot.env"
     snapshot
     expect "rauc install succeeds" install "$WORK/bundles/good.raucb" || return 1
-    expect "slot B holds the 2.0 image" slot_holds "$SLOT_B" "$WORK/images/2.0.ext4" || return 1
-    expect "slot B's release file says 2.0" sh -c "debugfs -R 'cat /etc/cast-gateway/release' '$SLOT_B' 2>/dev/null | grep -qx VERSION=2.0" || return 1
+    expect "slot B holds the 2.0 image" slot_holds "$SLOT_B" 2.0 || return 1
+    expect "the box's identity was carried into slot B" carried "$SLOT_B" || return 1
     expect "slot A unchanged" [ "$(sha "$SLOT_A")" = "$SHA_A" ] || return 1
     switched_to_b
 }
@@ -280,7 +305,7 @@ case_downgrade() {
     cp "$WORK/uboot.env.booted-a" "$WORK/uboot.env"
     snapshot
     expect "the allowed downgrade installs" install "$WORK/bundles/downgrade.raucb" || return 1
-    expect "slot B holds the 0.9 image" slot_holds "$SLOT_B" "$WORK/images/0.9.ext4" || return 1
+    expect "slot B holds the 0.9 image" slot_holds "$SLOT_B" 0.9 || return 1
     expect "slot A unchanged" [ "$(sha "$SLOT_A")" = "$SHA_A" ] || return 1
     expect "the allow file is used once" [ ! -e /run/rauc-cast-gateway/allow-downgrade ] || return 1
     switched_to_b
@@ -303,6 +328,24 @@ case_too_big_rauc_only() {
     order=$(envvar BOOT_ORDER)
     log "environment: BOOT_ORDER='$order' BOOT_B_LEFT=$(envvar BOOT_B_LEFT)"
     expect "BOOT_ORDER does not start with B" [ "${order%% *}" = A ]
+}
+# The new slot fills up while the hook carries the box's files: the install
+# fails before B is marked bootable, and A stays first.
+case_post_install_fails() {
+    local full=$WORK/carry-full order rc=0
+    mkdir -p "$full/etc"
+    head -c $((9 * 1024 * 1024)) /dev/zero > "$full/etc/hosts"
+    CAST_GATEWAY_CARRY_ROOT=$full start_service "$WORK/system.conf"
+    cp "$WORK/uboot.env.booted-a" "$WORK/uboot.env"
+    snapshot
+    install "$WORK/bundles/good.raucb" || rc=$?
+    start_service "$WORK/system.conf"
+    expect "rauc install fails" [ "$rc" != 0 ] || return 1
+    expect "the hook says what it could not copy" said "cannot copy /etc/hosts into the new slot" || return 1
+    expect "slot A unchanged" [ "$(sha "$SLOT_A")" = "$SHA_A" ] || return 1
+    order=$(envvar BOOT_ORDER)
+    log "environment: BOOT_ORDER='$order'"
+    expect "BOOT_ORDER still starts with A" [ "${order%% *}" = A ]
 }
 case_wrong_compatible() { refused "$WORK/bundles/wrong-compatible.raucb" "Compatible mismatch"; }
 case_verity() {
@@ -327,7 +370,7 @@ case_verity_install() {
         local rc=0
         install "$WORK/bundles/verity.raucb" || rc=$?
         start_service "$WORK/system.conf"
-        [ "$rc" = 0 ] && slot_holds "$SLOT_B" "$WORK/images/2.0.ext4"
+        [ "$rc" = 0 ] && slot_holds "$SLOT_B" 2.0
     else
         render_conf "$WORK/verity.conf"
         start_service "$WORK/verity.conf"
@@ -478,6 +521,7 @@ run_case "bundle signed by a key not in the keyring refused, nothing written" ca
 run_case "downgrade 1.0 -> 0.9 refused, nothing written; installs with the allow-downgrade file" case_downgrade
 run_case "image larger than the slot refused by pre-install, nothing written" case_too_big
 run_case "image larger than the slot without the handler: RAUC fails, A kept, not switched to B" case_too_big_rauc_only
+run_case "the bundle's hook cannot carry the box's files (new slot full): install fails, A stays first" case_post_install_fails
 run_case "wrong compatible refused, nothing written" case_wrong_compatible
 run_case "verity bundle verified in user space, changed byte detected; board config refuses plain" case_verity
 if [ -e /dev/mapper/control ]; then

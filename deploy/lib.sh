@@ -194,18 +194,30 @@ APT
     echo "$sysroot"
 }
 
-# uboot_script OUT BOOTARGS LOAD_ADDRESSES: deploy/uboot/boot.cmd for one
-# board, as the boot.scr U-Boot runs (mkimage from u-boot-tools).
+# uboot_script OUT BOOTARGS LOAD_ADDRESSES ENV_FILE: deploy/uboot/boot.cmd
+# for one board, as the boot.scr U-Boot runs (mkimage from u-boot-tools).
+# LOAD_ADDRESSES: setenv lines; ENV_FILE: yes or no (see boot.cmd).
 uboot_script() {
-    local out=$1 bootargs=$2 addresses=$3 text
+    local out=$1 bootargs=$2 addresses=$3 env_file=$4 text
     need mkimage u-boot-tools
     text=$(<"$DEPLOY_DIR/uboot/boot.cmd")
     text=${text//@BOOTARGS@/"$bootargs"}
     text=${text//@LOAD_ADDRESSES@/"$addresses"}
+    text=${text//@ENV_FILE@/"$env_file"}
     printf '%s\n' "$text" > "$out.cmd"
     mkimage -A arm64 -O linux -T script -C none -n "cast-gateway A/B boot" -d "$out.cmd" "$out" > /dev/null \
         || die "mkimage could not make $out from $out.cmd"
     rm -f "$out.cmd"
+}
+
+# uboot_env_file UBOOT_ENV: a profile's uboot-env (fat or script) as
+# boot.cmd's @ENV_FILE@ (no or yes).
+uboot_env_file() {
+    case $1 in
+        fat) echo no ;;
+        script) echo yes ;;
+        *) die "uboot-env must be fat or script, not '$1' (boards/README.md)" ;;
+    esac
 }
 
 # ensure_boot_tools: sets BOOT_TOOLS to a trixie amd64 chroot holding

@@ -22,6 +22,9 @@ public struct BoardProfile: Sendable {
         /// Where U-Boot puts the kernel, its compressed copy and the initrd
         /// (`NAME=0xADDRESS ...`, boards with A/B root slots).
         public var ubootAddresses: [String] = []
+        /// Where U-Boot's environment is: `fat` (uboot.env on the boot
+        /// partition) or `script` (the boot script keeps the A/B variables there).
+        public var ubootEnvironment: String?
 
         public init() {}
 
@@ -37,6 +40,7 @@ public struct BoardProfile: Sendable {
             ubootAddresses = try section.value("uboot-addresses", expected: "NAME=0xADDRESS pairs separated by spaces") {
                 Facts.addresses($0)
             } ?? []
+            ubootEnvironment = try section.value("uboot-env", expected: "fat or script") { ["fat", "script"].contains($0) ? $0 : nil }
         }
 
         /// The pairs of `kernel_addr_r=0x00200000 ramdisk_addr_r=0x0c000000`,

@@ -26,6 +26,8 @@ final class BoardProfileTests: XCTestCase {
         let pi4 = try BoardProfile.load(name: "rpi4", directories: [boards])
         XCTAssertEqual(pi4.facts.ubootAddresses,
                        ["kernel_addr_r=0x00200000", "kernel_comp_addr_r=0x08000000", "ramdisk_addr_r=0x0c000000"])
+        XCTAssertEqual(pi4.facts.ubootEnvironment, "fat")
+        XCTAssertEqual(try BoardProfile.load(name: "qemu-arm64", directories: [boards]).facts.ubootEnvironment, "script")
     }
 
     func testUBootAddressesMustBeNameAddressPairs() throws {

@@ -29,7 +29,7 @@ for profile in "${profiles[@]}"; do
             if (section == "board") {
                 board[key] = value
                 if (key == "config-txt") txt[value] = 1
-                else if (key !~ /^(name|model|arch|boot-partition|ir-overlay|ir-decoder|uboot-addresses)$/) problem("unknown [board] key " key)
+                else if (key !~ /^(name|model|arch|boot-partition|ir-overlay|ir-decoder|uboot-addresses|uboot-env)$/) problem("unknown [board] key " key)
             }
         }
         END {
@@ -43,6 +43,8 @@ for profile in "${profiles[@]}"; do
             if (board["ir-overlay"] != "" && board["ir-decoder"] == "kernel" && !("evdev" in sections)) problem("kernel-decoded IR but no [evdev] section")
             if (board["uboot-addresses"] != "" && board["uboot-addresses"] !~ /^[A-Za-z0-9_]+=0x[0-9a-fA-F]+( [A-Za-z0-9_]+=0x[0-9a-fA-F]+)*$/) problem("uboot-addresses must be NAME=0xADDRESS pairs separated by spaces")
             if (board["arch"] == "arm64" && stem != "rpi5" && board["uboot-addresses"] !~ /kernel_addr_r=.*kernel_comp_addr_r=.*ramdisk_addr_r=|kernel_addr_r=.*ramdisk_addr_r=.*kernel_comp_addr_r=/) problem("an arm64 board with an A/B image needs uboot-addresses with kernel_addr_r, kernel_comp_addr_r and ramdisk_addr_r")
+            if ((board["uboot-addresses"] != "") != (board["uboot-env"] != "")) problem("uboot-addresses and uboot-env go together (A/B images)")
+            if (board["uboot-env"] != "" && board["uboot-env"] !~ /^(fat|script)$/) problem("uboot-env must be fat or script")
             if (!("console" in sections)) problem("no [console] section")
             exit bad
         }' "$profile"); then

@@ -290,6 +290,8 @@ case_good() {
     expect "rauc install succeeds" install "$WORK/bundles/good.raucb" || return 1
     expect "slot B holds the 2.0 image" slot_holds "$SLOT_B" 2.0 || return 1
     expect "the box's identity was carried into slot B" carried "$SLOT_B" || return 1
+    expect "RAUC grew the 8 MiB image to the 12 MiB slot (resize=true)" \
+        [ "$(dumpe2fs -h "$SLOT_B" 2>/dev/null | awk -F: '/^Block count/ {c = $2} /^Block size/ {s = $2} END {print int(c * s / 1048576)}')" = 12 ] || return 1
     expect "slot A unchanged" [ "$(sha "$SLOT_A")" = "$SHA_A" ] || return 1
     switched_to_b
 }
@@ -334,7 +336,7 @@ case_too_big_rauc_only() {
 case_post_install_fails() {
     local full=$WORK/carry-full order rc=0
     mkdir -p "$full/etc"
-    head -c $((9 * 1024 * 1024)) /dev/zero > "$full/etc/hosts"
+    head -c $((14 * 1024 * 1024)) /dev/zero > "$full/etc/hosts"   # the slot is 12 MiB
     CAST_GATEWAY_CARRY_ROOT=$full start_service "$WORK/system.conf"
     cp "$WORK/uboot.env.booted-a" "$WORK/uboot.env"
     snapshot

@@ -6,7 +6,11 @@
 #         on qemu's raspi3b, the environment in uboot.env on the FAT boot
 #         partition of the SD card, as on a real Pi;
 #   qemu  u-boot-qemu's qemu_arm64 on qemu's virt machine (the image boot
-#         test's board), the environment in its second flash bank.
+#         test's board). Its U-Boot keeps its own environment in flash,
+#         which Debian's kernel cannot reach (no MTD physmap driver), so the
+#         script keeps the A/B variables in uboot.env on the FAT partition
+#         itself (the profile's uboot-env = script): the same file, in the
+#         same format, as on the Pi.
 # For each: which slot every boot picks, the attempt counts it saves, the
 # fall back to the old slot once a new slot's attempts are used up, a
 # committed slot staying, and both slots used up. The test reads and writes
@@ -62,11 +66,14 @@ check() {  # check NAME EXPECTED SEEN
 
 # new_disk BOOTARGS: the card, with boot.scr on the boot partition (at 1 MiB),
 # then slots A and B and data (empty: the choice comes before any read).
+# The load addresses and the environment's place are the board profile's.
 new_disk() {
+    local addresses="" pair profile=$REPO/boards/$PROFILE.conf
     DISK=$WORK/$BOARD-disk.img
     truncate -s 64M "$DISK"   # a power of two: qemu's SD card needs one
     printf 'label: dos\nlabel-id: 0x0ca57ca5\n,16M,c\n,8M,83\n,8M,83\n,,83\n' | sfdisk -q "$DISK"
-    uboot_script "$WORK/boot.scr" "$1" ""
+    for pair in $(sed -n 's/^uboot-addresses *= *//p' "$profile"); do addresses+="setenv ${pair%%=*} ${pair#*=}"$'\n'; done
+    uboot_script "$WORK/boot.scr" "$1" "$addresses" "$(uboot_env_file "$(sed -n 's/^uboot-env *= *//p' "$profile")")"
     rm -f "$WORK/fat.img"
     mkfs.vfat -n BOOT -C "$WORK/fat.img" $((16 * 1024)) > /dev/null
     mcopy -i "$WORK/fat.img" "$WORK/boot.scr" ::boot.scr
@@ -74,26 +81,25 @@ new_disk() {
 }
 fat_on_disk() { echo "$DISK@@1M"; }
 
-# The environment, board by board: env_get NAME; env_set NAME VALUE.
-# pi: uboot.env on the FAT partition, 16 KiB (rpi's CONFIG_ENV_SIZE, as in
-# deploy/rauc/fw_env.config); copied out and back with mtools.
-# qemu: the start of flash bank 1, 256 KiB.
+# The A/B variables, on both boards: uboot.env on the FAT partition, 16 KiB
+# (deploy/rauc/fw_env.config), copied out and back with mtools; env_get
+# NAME, env_set NAME VALUE. flash_get NAME: qemu's own environment (the start
+# of flash bank 1, 256 KiB), where only U-Boot's saveenv writes.
 env_config() {
-    case $BOARD in
-        pi) echo "$WORK/uboot.env 0x0 0x4000" > "$WORK/fw_env.config"
-            rm -f "$WORK/uboot.env"
-            mcopy -n -i "$(fat_on_disk)" ::uboot.env "$WORK/uboot.env" 2>/dev/null || true ;;
-        qemu) echo "$FLASH 0x0 0x40000 0x40000" > "$WORK/fw_env.config" ;;
-    esac
+    echo "$WORK/uboot.env 0x0 0x4000" > "$WORK/fw_env.config"
+    rm -f "$WORK/uboot.env"
+    mcopy -n -i "$(fat_on_disk)" ::uboot.env "$WORK/uboot.env" 2>/dev/null || true
 }
 env_get() { env_config; in_tools fw_printenv -c "$WORK/fw_env.config" -n "$1" 2>/dev/null; }
 env_set() {
     env_config
     in_tools fw_setenv -c "$WORK/fw_env.config" "$@" 2>&1 \
         || give_up "$BOARD: fw_setenv $* could not write the environment U-Boot saved"
-    if [ "$BOARD" = pi ]; then
-        mcopy -o -i "$(fat_on_disk)" "$WORK/uboot.env" ::uboot.env || give_up "pi: cannot put uboot.env back"
-    fi
+    mcopy -o -i "$(fat_on_disk)" "$WORK/uboot.env" ::uboot.env || give_up "$BOARD: cannot put uboot.env back"
+}
+flash_get() {
+    echo "$FLASH 0x0 0x40000 0x40000" > "$WORK/flash_env.config"
+    in_tools fw_printenv -c "$WORK/flash_env.config" -n "$1" 2>/dev/null
 }
 counts() { echo "$(env_get BOOT_ORDER) / $(env_get BOOT_A_LEFT) $(env_get BOOT_B_LEFT)"; }
 
@@ -134,7 +140,12 @@ scenarios() {  # scenarios CONSOLE
     check "first boot: order and attempts saved" "A B / 2 3" "$(counts)"
     check "first boot: the kernel is told its slot and root" \
         "$args root=PARTUUID=0ca57ca5-02 rauc.slot=A" "$BOOTARGS"
-    check "first boot: no key stops later boots" "-2" "$(env_get bootdelay)"
+    if [ "$BOARD" = pi ]; then
+        check "first boot: no key stops later boots" "-2" "$(env_get bootdelay)"
+    else
+        check "first boot: no key stops later boots (U-Boot's own environment, flash)" "-2" "$(flash_get bootdelay)"
+        check "first boot: the A/B variables are in uboot.env on the FAT, not only in flash" "A B" "$(env_get BOOT_ORDER)"
+    fi
 
     # 2. RAUC installed into B (its U-Boot backend: B first, 3 attempts).
     env_set BOOT_ORDER "B A"
@@ -173,9 +184,9 @@ scenarios() {  # scenarios CONSOLE
 
 for BOARD in "${BOARDS[@]}"; do
     case $BOARD in
-        pi) RPI_UBOOT=$BOOT_TOOLS_RPI/u-boot.bin RPI_DTB=$BOOT_TOOLS_RPI/bcm2837-rpi-3-b.dtb
+        pi) RPI_UBOOT=$BOOT_TOOLS_RPI/u-boot.bin RPI_DTB=$BOOT_TOOLS_RPI/bcm2837-rpi-3-b.dtb PROFILE=rpi3
             scenarios tty0 ;;
-        qemu) FLASH=$WORK/flash1.img
+        qemu) FLASH=$WORK/flash1.img PROFILE=qemu-arm64
             truncate -s 64M "$FLASH"
             scenarios ttyAMA0 ;;
         *) give_up "no board '$BOARD' (pi or qemu)" ;;

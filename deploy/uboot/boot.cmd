@@ -2,9 +2,18 @@
 # deploy/image turns it into boot.scr (mkimage -T script) on the boot
 # partition, where U-Boot's distro boot finds it: the Pi's rpi_arm64 build
 # (Pi 3, 4, Zero 2 W) and qemu's qemu_arm64 run this same file. deploy/image
-# fills in @BOOTARGS@, the board's kernel command line, and @LOAD_ADDRESSES@,
-# the board's setenv commands that place the kernel, its compressed copy and
-# the initrd where they do not overlap (boards/*.conf, uboot-addresses).
+# fills in, from the board profile (boards/*.conf):
+#   @BOOTARGS@        the board's kernel command line;
+#   @LOAD_ADDRESSES@  setenv commands that place the kernel, its compressed
+#                     copy and the initrd where they do not overlap
+#                     (uboot-addresses);
+#   @ENV_FILE@        no when U-Boot keeps its own environment in uboot.env on
+#                     the boot partition (the Pi: saveenv writes it), yes when
+#                     it keeps it where Linux cannot reach (qemu's flash): then
+#                     this script keeps the A/B variables in uboot.env itself
+#                     (env import/export -c, the format saveenv writes), so
+#                     that Linux's fw_setenv finds them in the same file on
+#                     every board (uboot-env).
 #
 # Partitions: 1 boot (FAT), 2 root slot A, 3 root slot B, 4 data.
 # The environment holds, as RAUC's U-Boot backend writes them:
@@ -17,10 +26,25 @@
 # system that never commits costs an attempt on every try. Once the new
 # slot's attempts are used up the old one boots, with no help.
 
+@LOAD_ADDRESSES@
+setenv cg_env_file @ENV_FILE@
+# cg_save: keeps the A/B variables where fw_setenv reads them.
+if test "${cg_env_file}" = "yes"; then
+    setenv cg_save 'env export -c -s 0x4000 ${kernel_comp_addr_r} BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT && save ${devtype} ${devnum}:1 ${kernel_comp_addr_r} uboot.env 0x4000'
+    if load ${devtype} ${devnum}:1 ${kernel_comp_addr_r} uboot.env; then
+        env import -c ${kernel_comp_addr_r} 0x4000 BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT
+    fi
+else
+    setenv cg_save saveenv
+fi
+
 # No key press stops the boot: a terminal left on the serial console must
-# not hold a room's box at a U-Boot prompt (takes effect from the next boot;
-# the image's first environment already has it).
-test "${bootdelay}" = "-2" || setenv bootdelay -2
+# not hold a room's box at a U-Boot prompt (from the next boot on: the first
+# boot has U-Boot's default, 2 s).
+if test "${bootdelay}" != "-2"; then
+    setenv bootdelay -2
+    saveenv
+fi
 test -n "${BOOT_ORDER}" || setenv BOOT_ORDER "A B"
 test -n "${BOOT_A_LEFT}" || setenv BOOT_A_LEFT 3
 test -n "${BOOT_B_LEFT}" || setenv BOOT_B_LEFT 3
@@ -48,11 +72,11 @@ if test -z "${cg_slot}"; then
     echo "cast-gateway: no slot has attempts left (BOOT_ORDER=${BOOT_ORDER}); giving each 3 more and restarting"
     setenv BOOT_A_LEFT 3
     setenv BOOT_B_LEFT 3
-    saveenv
+    run cg_save
     reset
 fi
 setenv slot
-saveenv
+run cg_save
 echo "cast-gateway: booting slot ${cg_slot} (partition ${cg_part}; attempts left after this one: ${cg_left})"
 
 part uuid ${devtype} ${devnum}:${cg_part} cg_uuid
@@ -60,7 +84,6 @@ setenv bootargs "@BOOTARGS@ root=PARTUUID=${cg_uuid} rauc.slot=${cg_slot}"
 echo "cast-gateway: bootargs ${bootargs}"
 # Debian's kernel is gzip-compressed: booti unpacks it from kernel_comp_addr_r
 # to kernel_addr_r.
-@LOAD_ADDRESSES@
 # The device tree: the one the Pi firmware (or qemu) handed over.
 test -n "${fdt_addr}" || setenv fdt_addr ${fdtcontroladdr}
 if load ${devtype} ${devnum}:${cg_part} ${kernel_comp_addr_r} /vmlinuz; then

@@ -291,9 +291,13 @@ class Broker:
 
         self.state: dict[str, Any] | None = None
         self.configs: dict[str, dict[str, Any]] = {}   # topic -> config
+        self.replies: list[dict[str, Any]] = []   # the gateway's command replies, in order
         self.state_topic = f"castgw/{room}/state"
+        self.reply_topic = f"castgw/{room}/reply"
+        self.command_topic = f"castgw/{room}/cmd"
         self.client = mqtt.Client(client_id=f"ha-check-{uuid.uuid4().hex[:8]}")
-        self.client.on_connect = lambda client, *_: client.subscribe([(self.state_topic, 0), ("homeassistant/+/+/+/config", 0)])
+        self.client.on_connect = lambda client, *_: client.subscribe(
+            [(self.state_topic, 0), (self.reply_topic, 0), ("homeassistant/+/+/+/config", 0)])
         self.client.on_message = self._message
         self.client.connect("127.0.0.1", port)
         self.client.loop_start()
@@ -305,10 +309,19 @@ class Broker:
             payload = None
         if message.topic == self.state_topic:
             self.state = payload
+        elif message.topic == self.reply_topic:
+            self.replies.append(payload if isinstance(payload, dict) else {"payload": message.payload.decode(errors="replace")})
         elif payload is None:
             self.configs.pop(message.topic, None)
         else:
             self.configs[message.topic] = payload
+
+    def command(self, line: str, id_: str) -> None:
+        """Sends a console command to the room, as HA's entities do (QoS 1), with an id for its reply."""
+        self.client.publish(self.command_topic, json.dumps({"id": id_, "command": line}), qos=1)
+
+    def reply(self, id_: str) -> dict[str, Any] | None:
+        return next((r for r in self.replies if r.get("id") == id_), None)
 
     def stop(self) -> None:
         self.client.loop_stop()
@@ -379,6 +392,8 @@ class Simulator:
 
 
 HUMAN_STATES_AT_START = {"Idle", "Nothing loaded"}
+# The Play select: the presets (run.sh's [presets]), then the kiosk's items (room.m3u).
+SOURCE_OPTIONS = ["First Channel", "two.mp4", "Playlist 1: Welcome to the Grand Hotel", "Playlist 2: spa.mp4"]
 RECEIVER_ENTITIES = ["state", "title", "volume", "mute", "play_pause", "source"]
 LINK_ENTITIES = ["connectivity", "problem"]
 
@@ -539,8 +554,8 @@ async def checks(args: argparse.Namespace, ha: HomeAssistant, broker: Broker, si
     tv = [o for o in ("tv_power", "tv_input") if o in entities]
     check("no TV entities without CEC", not tv, f"expected no tv_power switch or tv_input sensor, seen {tv}")
     options = attrs("source").get("options")
-    check("source options", options == ["First Channel", "two.mp4"],
-          f"expected ['First Channel', 'two.mp4'], seen {options!r}")
+    check("source options: presets, then the kiosk's items", options == SOURCE_OPTIONS,
+          f"expected {SOURCE_OPTIONS}, seen {options!r}")
     device_config = next((c for c in configs.values() if c["unique_id"] == prefix + "device"), None)
     device_options = attrs("device").get("options")
     await ha.wait(lambda: broker.state and broker.state.get("device"), 5)
@@ -711,6 +726,36 @@ async def checks(args: argparse.Namespace, ha: HomeAssistant, broker: Broker, si
     ok, why = await press("stop", "STOP", "IDLE")
     check("button stop sends STOP", ok, f"expected STOP, seen: {why}")
 
+    # -- the kiosk's items in the Play select ------------------------------------------
+    item = SOURCE_OPTIONS[3]
+    loads = len(sim.messages("LOAD"))
+    refused = await ha.call("select", "select_option", eid("source"), option=item) if eid("source") else "no source select"
+    loaded = not refused and await ha.wait(lambda: new_load("http://media.test/spa.mp4"), 20)
+    check("source select plays the kiosk's item 2", loaded,
+          f"expected select_option {item!r} ('playlist play 2') to LOAD http://media.test/spa.mp4, seen "
+          + (refused or str([m.get("media", {}).get("contentId") for m in sim.messages("LOAD")[loads:]])))
+    await ha.wait(lambda: st("source") == item, 15)
+    check("source shows the kiosk's item playing", st("source") == item,
+          f"expected {item!r}, seen {st('source')!r} (the state's selection "
+          f"{broker.state.get('selection') if broker.state else None!r}, player {broker.state.get('player') if broker.state else None!r})")
+    # `playlist reload` changes the items without a config reload: the select is announced again.
+    with open(args.playlist, "a") as playlist:
+        playlist.write("#EXTINF:-1,Bar\nhttp://media.test/bar.mp4\n")
+    broker.command("playlist reload", "reload-1")
+    reloaded = SOURCE_OPTIONS + ["Playlist 3: Bar"]
+    await ha.wait(lambda: attrs("source").get("options") == reloaded, 15)
+    check("playlist reload re-announces the Play select", attrs("source").get("options") == reloaded,
+          f"expected {reloaded}, seen {attrs('source').get('options')!r} (reply {broker.reply('reload-1')})")
+    await ha.wait(lambda: st("source") == item, 10)
+    check("the playing item carries on in the select", st("source") == item, f"expected {item!r}, seen {st('source')!r}")
+
+    broker.command("playlist stop", "stop-1")
+    await ha.wait(lambda: broker.reply("stop-1") and broker.state and broker.state.get("player") == "NONE", 15)
+    check("playlist stop stops the kiosk's item", (broker.reply("stop-1") or {}).get("ok") is True
+          and broker.state and broker.state.get("player") == "NONE",
+          f"expected an ok reply and player NONE, seen {broker.reply('stop-1')} and "
+          f"{broker.state.get('player') if broker.state else None!r}")
+
     # -- the receiver gone, and back ---------------------------------------------------
     sim.kill()
     gone = await ha.wait(lambda: not sim.listening(), 5)
@@ -806,6 +851,7 @@ def main() -> int:
     checking.add_argument("--sim-err", required=True)
     checking.add_argument("--gateway-pidfile", required=True)
     checking.add_argument("--ha-log", required=True)
+    checking.add_argument("--playlist", required=True, help="the kiosk's playlist file (rewritten for 'playlist reload')")
     checking.add_argument("sim_command", nargs="+", help="the simulator's command line (to restart it)")
     args = parser.parse_args()
     if args.command == "write-storage":

@@ -2,7 +2,8 @@
 # Runs a real Home Assistant (homeassistant==2024.3.3 from PyPI, in a cached
 # venv) against a real mosquitto on loopback and the real cast-gateway daemon,
 # and checks what Home Assistant made of the gateway's MQTT discovery
-# (Tests/homeassistant/ha_check.py, through HA's websocket API).
+# (Tests/homeassistant/ha_check.py, through HA's websocket API), with presets
+# and a kiosk in the gateway's config.
 #
 #   Tests/homeassistant/run.sh [--keep]
 #
@@ -196,6 +197,15 @@ start lircd lircd --nodaemon --driver=file --device=/dev/null --allow-simulate -
 wait_until 10 "lircd's socket $LIRC_SOCKET" test -S "$LIRC_SOCKET"
 
 # ---- the gateway ----------------------------------------------------------------
+# The kiosk waits (start = never) until HA's Play select picks one of its items;
+# the checker rewrites the playlist for 'playlist reload'.
+cat > "$WORK/room.m3u" <<EOF
+#EXTM3U
+#EXTINF:-1,Welcome to the Grand Hotel
+http://media.test/welcome.mp4
+http://media.test/spa.mp4
+EOF
+mkdir -p "$WORK/kiosk-state"
 cat > "$WORK/gateway.conf" <<EOF
 [device]
 host = 127.0.0.1:$SIM_PORT
@@ -212,6 +222,11 @@ level = info
 [presets]
 1 = http://media.test/one.mp4 | First Channel
 2 = http://media.test/two.mp4
+
+[kiosk]
+playlist = $WORK/room.m3u
+start = never
+state-directory = $WORK/kiosk-state
 
 [mqtt]
 broker = mqtt://127.0.0.1:$MQTT_PORT
@@ -266,7 +281,7 @@ set +e
     --room room-1.01 --mqtt-port "$MQTT_PORT" --lirc-socket "$LIRC_SOCKET" \
     --sim-log "$WORK/sim.jsonl" --sim-name "$SIM_NAME" --sim-pidfile "$WORK/sim.pid" \
     --sim-out "$WORK/sim.out" --sim-err "$WORK/sim.err" \
-    --gateway-pidfile "$WORK/gateway.pid" --ha-log "$HA_DIR/ha.log" \
+    --gateway-pidfile "$WORK/gateway.pid" --ha-log "$HA_DIR/ha.log" --playlist "$WORK/room.m3u" \
     -- "${SIM_CMD[@]}" | tee "$WORK/checks.out"
 check_status=${PIPESTATUS[0]}
 set -e

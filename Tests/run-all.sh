@@ -97,7 +97,8 @@ stage() {
 # an address move over mDNS, and the receiver faults (Tests/faults/run.sh).
 stage "fault matrix" faults bash "$REPO/Tests/faults/run.sh"
 # A real Home Assistant and mosquitto on 127.0.0.1: the device and entities HA
-# makes of the discovery, commands from HA, availability (Tests/homeassistant).
+# makes of the discovery, commands from HA, availability, the device page in
+# headless Chromium (Tests/homeassistant).
 stage "home assistant" homeassistant bash "$REPO/Tests/homeassistant/run.sh"
 stage "virtual board" board bash "$REPO/Tests/board/run.sh"
 # Packages for trixie amd64/arm64 and bookworm amd64 installed in clean

@@ -22,6 +22,8 @@ PACKAGES=(
     binutils              # strip, readelf
     busybox-static        # the virtual board's initramfs
     ca-certificates       # https mirrors
+    chromium              # Tests/homeassistant: the device page in HA's frontend, headless, for its screenshot
+    chromium-driver       # Tests/homeassistant: Selenium drives chromium through it
     cpio                  # the virtual board's initramfs
     curl                  # the media server tests (real HTTP clients)
     dbus                  # avahi needs the system bus

@@ -167,8 +167,10 @@ public final class Daemon: Sendable {
                 media.server.map { MediaService(settings: $0, gateway: gateway, locator: mediaServer) }
             },
             ReconfigurableService(name: "kiosk", settings: settings, part: \.kiosk) { settings in
+                // Without [kiosk], a kiosk's items leave the state (a reload turned it off).
                 settings.isEnabled
-                    ? KioskService(settings: settings, gateway: gateway, handle: kiosk, locator: mediaLocator, wallClock: wallClock) : nil
+                    ? KioskService(settings: settings, gateway: gateway, handle: kiosk, locator: mediaLocator, wallClock: wallClock) as any Service
+                    : KioskOff(gateway: gateway)
             },
             StatusReporterService(gateway: gateway, notifier: notifier, pushes: pushes),
             ReloadService(daemon: self, signals: reloadSignals),

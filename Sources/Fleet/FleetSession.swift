@@ -73,6 +73,8 @@ final class FleetSession {
     private var announcedAt: Duration?
     /// The Cast devices the device select offers now.
     private var offeredDevices: [String] = []
+    /// The names of the kiosk's items the `Play` select offers now (`playlist reload` changes them).
+    private var offeredItems: [String] = []
     /// The link availability last published.
     private var linkPublished: Bool?
     private var keyEvents: KeyEventCoalescer
@@ -173,7 +175,7 @@ final class FleetSession {
         case .state(let state):
             latest = state
             publishLink()
-            offerDevices(of: state)
+            offerChoices(of: state)
             releaseHeld(in: &group)
             if state != published {
                 dirty = true
@@ -363,12 +365,12 @@ final class FleetSession {
     private func publishDiscovery() {
         guard service.settings.haDiscovery, connection == .connected else { return }
         let messages = HomeAssistantDiscovery.messages(settings: service.settings, context: service.context,
-                                                       version: service.extras.version, devices: offeredDevices)
+                                                       version: service.extras.version, devices: offeredDevices, kioskItems: offeredItems)
         for message in messages where announced[message.topic] != message.payload {
             client.publish(message)
             announced[message.topic] = message.payload
         }
-        // An entity no longer announced (the device select without devices): removed.
+        // An entity no longer announced (the device select without devices, the Play select without presets or kiosk items): removed.
         let current = Set(messages.map(\.topic))
         for topic in announced.keys.sorted() where !current.contains(topic) {
             client.publish(MQTTMessage(topic: topic, payload: [], qos: 1, retain: true))
@@ -401,12 +403,16 @@ final class FleetSession {
         linkPublished = up
     }
 
-    /// The device select offers the devices discovery sees (and the current one).
-    private func offerDevices(of state: GatewayState) {
+    /// The selects offer what the state shows: the device select the devices
+    /// discovery sees (and the current one), the `Play` select the kiosk's
+    /// items. A change is announced (only the configs that changed go out).
+    private func offerChoices(of state: GatewayState) {
         var names = state.devices.map(\.name)
         if !state.deviceName.isEmpty, !names.contains(state.deviceName) { names.insert(state.deviceName, at: 0) }
-        guard names != offeredDevices else { return }
+        let items = state.kioskItems?.names ?? []
+        guard names != offeredDevices || items != offeredItems else { return }
         offeredDevices = names
+        offeredItems = items
         publishDiscovery()
     }
 

@@ -20,7 +20,8 @@ import JSON
 ///      "update":{"state":"updated","version":"1.4.0","running":"1.4.0","previous":"1.3.2","time":"2026-12-01T03:00:00Z"}}
 ///
 /// The last members are for Home Assistant: `activity` is the player in
-/// words, `selection` the preset playing (by its name), `positionUpdatedAt`
+/// words, `selection` the `Play` option playing (a preset's name, or a kiosk
+/// item's `Playlist N: NAME`), `positionUpdatedAt`
 /// when `position` was true (UTC), `problem` the first of `problems`
 /// (everything wrong now, and the last failed MQTT command for a while).
 ///
@@ -105,14 +106,10 @@ public enum FleetStateDocument {
         }
     }
 
-    /// The preset playing: its URL is the content, or else its name the title.
+    /// The `Play` option playing: the kiosk's item, or a preset (its URL is the content, or else its name the title).
     static func selection(_ state: GatewayState, presets: [HomeAssistantContext.Preset]) -> String? {
-        guard state.player != .none, state.player != .idle else { return nil }
-        let names = HomeAssistantDiscovery.optionNames(presets.map(\.name))
-        let chosen = zip(names, presets)
-        if let contentID = state.contentID, let match = chosen.first(where: { $0.1.url == contentID }) { return match.0 }
-        if let title = state.title, let match = chosen.first(where: { $0.1.name == title }) { return match.0 }
-        return nil
+        let options = PlayOption.options(presets: presets, kioskItems: state.kioskItems?.names ?? [])
+        return PlayOption.selected(in: options, state: state)?.name
     }
 
     /// Everything wrong now, most important first.

@@ -42,6 +42,7 @@ public actor Gateway {
     private var serviceProblems: [String: String] = [:]
     private var serviceFailures: [String: String] = [:]
     private var kioskProblem: String?
+    private var kioskItems: KioskItems?
     private var tvControl: (any TVControl)?
     private var tvStatus: TVStatus?
     /// Credentials typed at runtime (`creds`): they outlive reconnects and new
@@ -147,6 +148,14 @@ public actor Gateway {
     public func setKioskProblem(_ problem: String?) {
         guard kioskProblem != problem else { return }
         kioskProblem = problem
+        publish()
+    }
+
+    /// Shows the kiosk's items and the one it plays (nil: no kiosk, `[kiosk]` is off).
+    public func setKioskItems(_ items: KioskItems?) {
+        let items = items.map { KioskItems(names: $0.names.map(shown), playing: $0.playing) }
+        guard kioskItems != items else { return }
+        kioskItems = items
         publish()
     }
 
@@ -445,6 +454,7 @@ public actor Gateway {
         state.serviceProblems = serviceProblems
         state.serviceFailures = serviceFailures
         state.kioskProblem = kioskProblem.map(shown)
+        state.kioskItems = kioskItems
         state.devices = discovery.devices
         state.discoveryProblem = discovery.problem
         state.tv = tvStatus

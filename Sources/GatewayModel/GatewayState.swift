@@ -86,6 +86,8 @@ public struct GatewayState: Sendable, Equatable {
     /// Why the kiosk loop cannot play (every item failed, the playlist is
     /// unreadable); nil when it plays or is not configured.
     public var kioskProblem: String?
+    /// The kiosk's items and the one it plays; nil without a kiosk (or before it has read its playlist).
+    public var kioskItems: KioskItems?
     /// A configuration file that a reload refused (the running one stays in force).
     public var configProblem: String?
     /// Device authentication of the receiver: off, pending, ok, ok (audio only), failed (CODE).

@@ -1,4 +1,5 @@
 import GatewayCore
+import GatewayModel
 import SystemSupport
 
 /// What the kiosk's machine asks the player to do. Effects that talk to the
@@ -21,6 +22,8 @@ public enum KioskEffect: Sendable, Equatable {
     case flushSaves
     /// The kiosk's problem in the gateway's state (nil: none).
     case reportProblem(String?)
+    /// The kiosk's items and the one it plays, in the gateway's state.
+    case showItems(KioskItems)
     /// Arms the one timer at `deadline`, replacing the one armed before; it fires as `.timerFired(id:)`.
     case armTimer(id: Int, deadline: Duration)
     case cancelTimer(id: Int)

@@ -14,8 +14,7 @@ extension KioskMachine {
         let options = "loop \(settings.loop ? "on" : "off"), shuffle \(settings.shuffle ? "on" : "off"), start \(settings.start.rawValue)"
         lines.append(playlist.isEmpty ? "playlist: none (\(options))" : "playlist: \(playlist.origin) (\(playlist.count) items, \(options))")
         func itemText(_ index: Int) -> String {
-            let item = playlist.items[index]
-            return "item \(index + 1)/\(playlist.count) \"\(item.title ?? KioskMachine.fileName(item.source))\""
+            "item \(index + 1)/\(playlist.count) \"\(playlist.items[index].name)\""
         }
         switch state.mode {
         case .waiting(let why):

@@ -57,6 +57,7 @@ struct KioskMachine: Sendable {
         case .stopping: stopping()
         case .dropped: state.savesEnabled = false
         }
+        showItems()
         let done = effects
         effects = []
         return done
@@ -107,8 +108,29 @@ struct KioskMachine: Sendable {
         rescheduleTimer()
     }
 
+    /// Shows the gateway the playlist's items and the one playing, when that
+    /// changed (after every event, whatever changed them), from the start on.
+    /// A graceful stop leaves the items shown, none playing: a restart (a
+    /// changed `[kiosk]`, the daemon's) does not take them from Home
+    /// Assistant's select and give them back; without `[kiosk]` the daemon
+    /// clears them (`KioskOff`).
+    private mutating func showItems() {
+        guard state.hasStarted else { return }
+        var names = state.shownItems?.names ?? []
+        // The same items share their storage: compared at once, named only when they changed.
+        if state.shownItemsFrom != state.playlist.items {
+            state.shownItemsFrom = state.playlist.items
+            names = state.playlist.items.map(\.name)
+        }
+        let shown = KioskItems(names: names, playing: state.stopped ? nil : playingIndex)
+        guard shown != state.shownItems else { return }
+        state.shownItems = shown
+        emit(.showItems(shown))
+    }
+
     /// A graceful stop: the timer goes, the position is saved.
     private mutating func stopping() {
+        state.stopped = true
         if let timer = state.timer {
             emit(.cancelTimer(id: timer.id))
             state.timer = nil

@@ -43,6 +43,8 @@ extension KioskPlayer {
             await store.flush()
         case .reportProblem(let problem):
             await gateway.setKioskProblem(problem)
+        case .showItems(let items):
+            await gateway.setKioskItems(items)
         case .armTimer(let id, let deadline):
             arm(id, at: deadline)
         case .cancelTimer(let id):

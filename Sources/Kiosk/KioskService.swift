@@ -32,6 +32,22 @@ public struct KioskService: Service {
     }
 }
 
+/// What runs for the kiosk without `[kiosk]`: the items a kiosk showed
+/// in the gateway's state (a reload turned it off) are cleared, so Home
+/// Assistant's `Play` select no longer offers them.
+public struct KioskOff: Service {
+    public let name = "kiosk"
+    private let gateway: Gateway
+
+    public init(gateway: Gateway) {
+        self.gateway = gateway
+    }
+
+    public func run() async throws {
+        await gateway.setKioskItems(nil)
+    }
+}
+
 /// The console's way to the kiosk player that runs now (it is replaced when
 /// `[kiosk]` changes): `checkout`, `playlist ...`, and play keys for `start = key`.
 public final class KioskHandle: KioskControl {

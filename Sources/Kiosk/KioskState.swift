@@ -93,6 +93,12 @@ struct KioskState: Sendable {
     var backingOffUntil = Duration.zero
     /// The problem the kiosk reported to the gateway (every item failing).
     var lastProblem: String?
+    /// The items (and the one playing) the kiosk last showed in the gateway's state.
+    var shownItems: KioskItems?
+    /// The playlist's items `shownItems` names (to rename them only when they change).
+    var shownItemsFrom: [PlaylistItem] = []
+    /// A graceful stop was handled: the kiosk plays nothing any more.
+    var stopped = false
     /// The kiosk's item a guest interrupted: the guest playing it again is still the guest.
     var lastContentID: String?
     var operation: Operation?

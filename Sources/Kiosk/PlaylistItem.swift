@@ -29,6 +29,9 @@ public struct PlaylistItem: Sendable, Equatable {
     /// The URL or path as written: the item's identity in the saved state.
     public var source: String { location.text }
 
+    /// What `playlist` and Home Assistant call it: its title, or else its file name.
+    public var name: String { title ?? KioskMachine.fileName(source) }
+
     /// By file extension: JPEG/PNG/GIF/WebP are slides, the usual audio types audio, the rest video.
     public static func kind(of name: String) -> Kind {
         let type = CastRequest.guessContentType(name)

@@ -1,6 +1,7 @@
 import CastProtocol
 import Foundation
 import GatewayCore
+import GatewayModel
 import JSON
 import ReceiverSimulator
 import SystemSupport
@@ -67,6 +68,8 @@ final class KioskDaemonTests: XCTestCase {
                 .compactMap { $0["media"]?["contentId"]?.stringValue }
         }
         XCTAssertEqual(loads(), ["http://media.test/lobby.mp4"], "re-reading the file does not reload the playing item")
+        let items = await gateway.state.kioskItems
+        XCTAssertEqual(items, KioskItems(names: ["breakfast.mp4", "Lobby film", "spa.mp4"], playing: 1), "the items in the state (Home Assistant's Play select)")
 
         // An item by number: the console's and MQTT's `playlist play N`.
         let picked = await interpreter.run("playlist play 3")
@@ -91,6 +94,13 @@ final class KioskDaemonTests: XCTestCase {
         XCTAssertTrue(first, "checkout restarts from item 1: \(loads())")
         let volume = await gateway.state.volumePercent
         XCTAssertEqual(volume, 40)
+
+        // [kiosk] removed: its items leave the state.
+        try write(config(volume: 40).components(separatedBy: "[kiosk]")[0], to: "gateway.conf")
+        let error3 = await daemon.reload()
+        XCTAssertNil(error3)
+        let cleared = await eventually { await gateway.state.kioskItems == nil }
+        XCTAssertTrue(cleared, "the items of a kiosk turned off are not offered")
 
         group.shutdown()
         let stoppedInTime = await task.value

@@ -449,6 +449,49 @@ final class FleetServiceTests: XCTestCase {
         XCTAssertTrue(named, "\(client.published(on: "castgw/r1/state").last?.text ?? "nothing published")")
     }
 
+    func testThePlaySelectIsAnnouncedAgainWhenTheKiosksItemsChangeAndRemovedWithThem() async {
+        await start()
+        await connect()
+        let topic = "homeassistant/select/castgw_r1/source/config"
+        func announcements() -> [MQTTMessage] { client.published(on: topic) }
+        func options() -> JSONValue? { announcements().last.flatMap { try? JSONValue(parsing: $0.payload)["options"] } }
+        var state = playing("Welcome")
+        stateFeed.yield(state)
+        let stated = await eventually { !self.client.published(on: "castgw/r1/state").isEmpty }
+        XCTAssertTrue(stated)
+        XCTAssertTrue(announcements().isEmpty, "no presets, no kiosk: no Play select")
+        state.kioskItems = KioskItems(names: ["Welcome", "Spa"], playing: 0)
+        stateFeed.yield(state)
+        let offered = await eventually { options() == ["Playlist 1: Welcome", "Playlist 2: Spa"] }
+        XCTAssertTrue(offered, "\(String(describing: options()))")
+        func selection() -> JSONValue? {
+            client.published(on: "castgw/r1/state").last.flatMap { try? JSONValue(parsing: $0.payload)["selection"] }
+        }
+        // States are published at most once per interval: each waits for the clock.
+        await clock.advance(by: FleetService.publishInterval)
+        let first = await eventually { selection() == "Playlist 1: Welcome" }
+        XCTAssertTrue(first, "\(String(describing: selection()))")
+        // Another item playing changes the state, not the select's config.
+        state.kioskItems?.playing = 1
+        state.title = "Spa"
+        stateFeed.yield(state)
+        await clock.advance(by: FleetService.publishInterval)
+        let second = await eventually { selection() == "Playlist 2: Spa" }
+        XCTAssertTrue(second, "\(String(describing: selection()))")
+        XCTAssertEqual(announcements().count, 1)
+        // `playlist reload`: new items, announced again.
+        state.kioskItems = KioskItems(names: ["Welcome", "Spa", "Bar"], playing: 1)
+        stateFeed.yield(state)
+        let reannounced = await eventually { options() == ["Playlist 1: Welcome", "Playlist 2: Spa", "Playlist 3: Bar"] }
+        XCTAssertTrue(reannounced, "\(String(describing: options()))")
+        XCTAssertEqual(announcements().count, 2)
+        // The kiosk stops (a reload removed [kiosk]): the select goes, an empty retained config.
+        state.kioskItems = nil
+        stateFeed.yield(state)
+        let removed = await eventually { announcements().last == MQTTMessage(topic: topic, payload: [], qos: 1, retain: true) }
+        XCTAssertTrue(removed, "\(announcements().last?.text ?? "nothing")")
+    }
+
     func testTheDeviceSelectOffersTheDevicesDiscoverySees() async {
         await start()
         await connect()

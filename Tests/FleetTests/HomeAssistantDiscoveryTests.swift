@@ -76,7 +76,35 @@ final class HomeAssistantDiscoveryTests: XCTestCase {
         XCTAssertEqual(all["homeassistant/button/castgw_101/preset_3/config"],
                        #"{"unique_id":"castgw_101_preset_3","name":"news.mp4","command_topic":"castgw/101/cmd","payload_press":"preset 3","qos":1,"icon":"mdi:numeric-3-box",\#(needsReceiver),\#(device)}"#)
         XCTAssertEqual(all["homeassistant/select/castgw_101/source/config"],
-                       #"{"unique_id":"castgw_101_source","name":"Play","command_topic":"castgw/101/cmd","command_template":"preset {{ {\"News\":1,\"news.mp4\":3}[value] }}","state_topic":"castgw/101/state","value_template":"{{ value_json.selection if value_json.selection in [\"News\",\"news.mp4\"] else 'None' }}","options":["News","news.mp4"],"qos":1,"icon":"mdi:playlist-play",\#(needsReceiver),\#(device)}"#)
+                       #"{"unique_id":"castgw_101_source","name":"Play","command_topic":"castgw/101/cmd","command_template":"{{ {\"News\":\"preset 1\",\"news.mp4\":\"preset 3\"}[value] }}","state_topic":"castgw/101/state","value_template":"{{ value_json.selection if value_json.selection in [\"News\",\"news.mp4\"] else 'None' }}","options":["News","news.mp4"],"qos":1,"icon":"mdi:playlist-play",\#(needsReceiver),\#(device)}"#)
+    }
+
+    func testThePlaySelectWithTheKiosksItemsExactly() {
+        let kiosk = ["Welcome to the Grand Hotel", "breakfast.jpg", "News"]
+        let all = Dictionary(uniqueKeysWithValues: HomeAssistantDiscovery.messages(settings: settings, context: context, version: "1.2.0",
+                                                                                   kioskItems: kiosk).map { ($0.topic, $0.text) })
+        XCTAssertEqual(all["homeassistant/select/castgw_101/source/config"],
+                       #"{"unique_id":"castgw_101_source","name":"Play","command_topic":"castgw/101/cmd","command_template":"{{ {\"News\":\"preset 1\",\"news.mp4\":\"preset 3\",\"Playlist 1: Welcome to the Grand Hotel\":\"playlist play 1\",\"Playlist 2: breakfast.jpg\":\"playlist play 2\",\"Playlist 3: News\":\"playlist play 3\"}[value] }}","state_topic":"castgw/101/state","value_template":"{{ value_json.selection if value_json.selection in [\"News\",\"news.mp4\",\"Playlist 1: Welcome to the Grand Hotel\",\"Playlist 2: breakfast.jpg\",\"Playlist 3: News\"] else 'None' }}","options":["News","news.mp4","Playlist 1: Welcome to the Grand Hotel","Playlist 2: breakfast.jpg","Playlist 3: News"],"qos":1,"icon":"mdi:playlist-play",\#(needsReceiver),\#(device)}"#)
+        // The kiosk's items alone make the select; neither presets nor items: no select.
+        let kioskOnly = HomeAssistantDiscovery.messages(settings: settings, version: "1", kioskItems: ["Welcome"])
+        let options = kioskOnly.first { $0.topic == "homeassistant/select/castgw_101/source/config" }
+            .flatMap { try? JSONValue(parsing: $0.payload)["options"] }
+        XCTAssertEqual(options, ["Playlist 1: Welcome"])
+        XCTAssertFalse(HomeAssistantDiscovery.messages(settings: settings, version: "1", kioskItems: []).contains { $0.topic.contains("/source/") })
+    }
+
+    func testEachPlayOptionSendsItsCommandUnderAUniqueName() {
+        let presets: [HomeAssistantContext.Preset] = [.init(number: 2, name: "Playlist 1: Spa", url: "http://tv/spa.mp4"),
+                                                      .init(number: 5, name: "", url: "")]
+        let long = String(repeating: "x", count: 300)
+        let options = PlayOption.options(presets: presets, kioskItems: ["Spa", long])
+        XCTAssertEqual(options.map(\.name), ["Playlist 1: Spa", "Preset 5", "Playlist 1: Spa (2)", "Playlist 2: " + String(repeating: "x", count: 99) + "…"])
+        XCTAssertEqual(options.map(\.command), ["preset 2", "preset 5", "playlist play 1", "playlist play 2"])
+        XCTAssertTrue(options.allSatisfy { $0.name.count <= 255 }, "Home Assistant keeps states of at most 255 characters")
+        // A media directory of thousands: the first ones are offered.
+        let many = PlayOption.options(presets: [], kioskItems: (1...500).map { "clip \($0).mp4" })
+        XCTAssertEqual(many.count, PlayOption.maximumPlaylistItems)
+        XCTAssertEqual(many.last?.command, "playlist play \(PlayOption.maximumPlaylistItems)")
     }
 
     func testNodeIDsCannotCollide() {
@@ -178,6 +206,31 @@ final class FleetStateDocumentTests: XCTestCase {
                                                  commandFailure: "the command 'next' failed: nothing to skip to")
         let document = FleetStateDocument.render(state, extras: extras, now: .milliseconds(103_240), context: context)
         XCTAssertEqual(document.serialized, #"{"link":"connected","device":{"name":"Living Room TV","id":"4f1c","address":"192.168.1.20:8009"},"app":"Default Media Receiver","appId":"CC1AD845","player":"PLAYING","title":"Big \"Buck\" Bunny","position":83.2,"duration":596,"volume":40,"muted":false,"error":null,"inputs":{"cec":"ok","lirc":"cannot connect to /run/lirc/lircd"},"services":{"kiosk":"kiosk failed: x; restarting"},"tv":{"power":"on","input":"2.0.0.0","hdmi":2,"chromecast":true,"vendor":"00e091","vendorName":"LG","name":"TV"},"version":"1.4.0","uptime":63,"activity":"Playing","selection":"Big \"Buck\" Bunny","positionUpdatedAt":"2026-12-02T08:00:00Z","problem":"the update to 1.5.0 failed; back on 1.4.0","problems":["the update to 1.5.0 failed; back on 1.4.0","lirc: cannot connect to /run/lirc/lircd","kiosk failed: x; restarting","the command 'next' failed: nothing to skip to"],"tvInput":"HDMI 2 (the Chromecast)","update":{"state":"failed","version":"1.5.0","running":"1.4.0","previous":null,"time":"2026-12-02T07:58:00Z"}}"#)
+    }
+
+    func testTheSelectionIsTheKiosksItemWhileItPlaysIt() {
+        let presets: [HomeAssistantContext.Preset] = [.init(number: 1, name: "Spa", url: "http://tv/spa.mp4")]
+        var state = GatewayState()
+        state.link = .connected
+        state.player = .playing
+        state.title = "Spa"
+        state.contentID = "http://box:8080/m/t/spa.mp4"
+        state.kioskItems = KioskItems(names: ["Welcome", "Spa"], playing: 1)
+        func selection(_ state: GatewayState) -> JSONValue? {
+            FleetStateDocument.render(state, extras: FleetStatusExtras(version: "1", startedAt: .zero), now: .seconds(1),
+                                      context: FleetStateDocument.Context(presets: presets))["selection"]
+        }
+        XCTAssertEqual(selection(state), "Playlist 2: Spa", "the kiosk's item, not the preset of the same title")
+        state.player = .paused
+        XCTAssertEqual(selection(state), "Playlist 2: Spa")
+        state.player = .idle
+        XCTAssertEqual(selection(state), .null, "nothing plays")
+        state.player = .playing
+        state.kioskItems?.playing = nil
+        XCTAssertEqual(selection(state), "Spa", "the kiosk plays none of its items: a preset by its title")
+        state.kioskItems = KioskItems(names: (1...200).map { "clip \($0)" }, playing: 150)
+        state.title = "clip 151"
+        XCTAssertEqual(selection(state), .null, "an item past those offered")
     }
 
     func testIdleStateHasEveryMemberAsNull() {

@@ -129,6 +129,36 @@ final class KioskMachineTests: XCTestCase {
         XCTAssertEqual(replies(empty.send(.command(.play(item: 1)))), [.refuse(GatewayError(.badArgument, "no playlist to play from"))])
     }
 
+    /// The items shown in the gateway's state (Home Assistant's `Play` select reads them there).
+    private func shownItems(_ effects: [KioskEffect]) -> [KioskItems] {
+        effects.compactMap { if case .showItems(let items) = $0 { items } else { nil } }
+    }
+
+    func testTheGatewayIsShownTheItemsAndTheOnePlayingWhenEitherChanges() {
+        let kiosk = MachineDriver(items: [.url(one, title: "One"), .url(slide), .url(three)])
+        let names = ["One", "two.jpg", "three.mp4"]
+        XCTAssertEqual(shownItems(kiosk.start()), [KioskItems(names: names)], "at start: the items, none playing (the first is loading)")
+        kiosk.showIdleScreen()
+        kiosk.loadSucceeds()
+        XCTAssertEqual(shownItems(kiosk.effects).last, KioskItems(names: names, playing: 0))
+        let shown = shownItems(kiosk.effects).count
+        kiosk.show(kiosk.playingNow())
+        XCTAssertEqual(shownItems(kiosk.effects).count, shown, "a snapshot that changes neither: nothing shown again")
+        XCTAssertEqual(shownItems(kiosk.send(.command(.play(item: 3)))), [KioskItems(names: names)], "loading item 3")
+        kiosk.loadSucceeds()
+        XCTAssertEqual(shownItems(kiosk.effects).last, KioskItems(names: names, playing: 2))
+        // `playlist reload` renames them, without a config reload; the playing item carries on under its new number.
+        let fresh = Playlist(items: [.url("http://media.test/new.mp4", title: "New"), .url(three)], origin: "/etc/cast-gateway/lobby.m3u")
+        XCTAssertEqual(shownItems(kiosk.send(.command(.reload(fresh)))), [KioskItems(names: ["New", "three.mp4"], playing: 1)])
+        XCTAssertEqual(shownItems(kiosk.show(kiosk.screen(app: "ABCDEF12"))), [KioskItems(names: ["New", "three.mp4"])], "a guest's turn: none playing")
+        kiosk.showIdleScreen()
+        kiosk.loadSucceeds()
+        XCTAssertEqual(shownItems(kiosk.effects).last, KioskItems(names: ["New", "three.mp4"], playing: 1), "back from the guest")
+        // A graceful stop (a restart) keeps the items offered, none playing; the daemon clears them without [kiosk].
+        XCTAssertEqual(shownItems(kiosk.send(.stopping)), [KioskItems(names: ["New", "three.mp4"])])
+        XCTAssertEqual(shownItems(kiosk.show(kiosk.playingNow())), [], "and plays nothing after")
+    }
+
     // MARK: Start, stop and keys
 
     func testStartKeyWaitsForAPlayKeyAndNeverForPlaylistStart() {
@@ -438,7 +468,8 @@ final class KioskMachineTests: XCTestCase {
         XCTAssertEqual(kiosk.saves.last?.duration, 600, "the length the receiver reported")
         let stop = kiosk.send(.stopping)
         XCTAssertEqual(stop.filter { if case .log = $0 { false } else { true } }.dropFirst(),
-                       [.save(KioskSavedState(itemIndex: 0, source: one, position: 15, duration: 600)), .flushSaves, .reportProblem(nil)])
+                       [.save(KioskSavedState(itemIndex: 0, source: one, position: 15, duration: 600)), .flushSaves, .reportProblem(nil),
+                        .showItems(KioskItems(names: ["One", "two.jpg", "three.mp4"]))])
         XCTAssertNil(kiosk.armed)
 
         let dropped = playing()

@@ -207,9 +207,13 @@ final class KioskPlayerTests: XCTestCase {
         let settings = try harness.settings(playlist: [one, three])
         harness.startPlayer(settings)
         await harness.waitUntilPlaying(one)
+        let shown = await eventually { await harness.gateway.state.kioskItems == KioskItems(names: ["one.mp4", "three.mp4"], playing: 0) }
+        XCTAssertTrue(shown, "the items in the gateway's state, item 1 playing")
         _ = try harness.settings(playlist: ["http://media.test/new.mp4", one])
         let lines = try await harness.player?.reloadPlaylist() ?? []
         XCTAssertEqual(lines, ["ok: playlist reloaded: 2 items, item 2 carries on"])
+        let shownAfter = await harness.gateway.state.kioskItems
+        XCTAssertEqual(shownAfter, KioskItems(names: ["new.mp4", "one.mp4"], playing: 1), "in the gateway's state when the reload answers")
         await harness.advance(seconds: 21)
         await harness.waitUntilPlaying("http://media.test/new.mp4")
         XCTAssertEqual(harness.loadedURLs, [one, "http://media.test/new.mp4"], "no reload of the playing item; the new order follows")
@@ -221,6 +225,12 @@ final class KioskPlayerTests: XCTestCase {
         } catch {
             XCTAssertTrue("\(error)".contains("lobby.m3u:1: 'rtsp://' is not supported"), "\(error)")
         }
+        await harness.stopPlayer()
+        let shownStopped = await harness.gateway.state.kioskItems
+        XCTAssertEqual(shownStopped, KioskItems(names: ["new.mp4", "one.mp4"]), "a stopped kiosk (a restart) still offers its items, playing none")
+        try await KioskOff(gateway: harness.gateway).run()
+        let shownOff = await harness.gateway.state.kioskItems
+        XCTAssertNil(shownOff, "without [kiosk], none")
         await harness.shutDown()
     }
 

@@ -6,14 +6,19 @@ Run by Tests/homeassistant/run.sh with the Home Assistant venv's python
 
   write-storage --dir DIR --mqtt-port P
       writes DIR/.storage/core.config_entries with an MQTT config entry for
-      the broker on 127.0.0.1:P (discovery on), before Home Assistant starts.
-  onboard --url URL --token-file FILE --ha-pid PID [--timeout S]
+      the broker on 127.0.0.1:P (discovery on), and DIR/.storage/onboarding
+      with every onboarding step but the owner's done, before Home Assistant
+      starts.
+  onboard --url URL --token-file FILE --auth-file FILE --ha-pid PID [--timeout S]
       waits for Home Assistant's HTTP server, creates the owner through the
-      onboarding API, trades the auth code for an access token (FILE), and
-      waits until the MQTT config entry is loaded.
+      onboarding API, trades the auth code for an access token (--token-file;
+      --auth-file: the whole answer, for the frontend), and waits until the
+      MQTT config entry is loaded.
   check --url URL --token-file FILE ... -- SIMULATOR COMMAND...
-      the checks, through the websocket API: one line per check ("ok NAME" or
-      "FAIL NAME: expected ..., seen ..."), then "checks: N passed, M failed".
+      the checks, through the websocket API (and the device page in HA's
+      frontend, through Selenium and headless Chromium): one line per check
+      ("ok NAME" or "FAIL NAME: expected ..., seen ..."), then
+      "checks: N passed, M failed".
 """
 from __future__ import annotations
 
@@ -59,6 +64,14 @@ def write_storage(args: argparse.Namespace) -> int:
     document = {"version": 1, "minor_version": 1, "key": "core.config_entries",
                 "data": {"entries": [entry]}}
     (storage / "core.config_entries").write_text(json.dumps(document, indent=2))
+    # The frontend serves its app only once every onboarding step is done
+    # (frontend IndexView, else a redirect to /onboarding.html). The owner's
+    # step is left to `onboard`; the core_config step done through the API
+    # would set up met, radio_browser and more, which reach the internet.
+    # The onboarding Store as onboarding/__init__.py (STORAGE_VERSION 4) reads it.
+    steps = {"version": 4, "minor_version": 1, "key": "onboarding",
+             "data": {"done": ["core_config", "analytics", "integration"]}}
+    (storage / "onboarding").write_text(json.dumps(steps, indent=2))
     return 0
 
 
@@ -126,8 +139,13 @@ async def onboard(args: argparse.Namespace) -> int:
             if response.status != 200:
                 print(f"onboard: /auth/token answered {response.status}: {body}", file=sys.stderr)
                 return 1
-            token = json.loads(body)["access_token"]
+            answer = json.loads(body)
+            token = answer["access_token"]
         Path(args.token_file).write_text(token)
+        # What the frontend keeps in localStorage hassTokens (home-assistant-js-websocket's AuthData).
+        auth = {key: answer.get(key) for key in ("access_token", "token_type", "expires_in", "refresh_token")}
+        auth.update(hassUrl=args.url, clientId=client_id)
+        Path(args.auth_file).write_text(json.dumps(auth))
         headers = {"Authorization": "Bearer " + token}
         # 3. /api/ answers with the token, and the MQTT entry is loaded.
         state = None
@@ -291,9 +309,13 @@ class Broker:
 
         self.state: dict[str, Any] | None = None
         self.configs: dict[str, dict[str, Any]] = {}   # topic -> config
+        self.replies: list[dict[str, Any]] = []   # the gateway's command replies, in order
         self.state_topic = f"castgw/{room}/state"
+        self.reply_topic = f"castgw/{room}/reply"
+        self.command_topic = f"castgw/{room}/cmd"
         self.client = mqtt.Client(client_id=f"ha-check-{uuid.uuid4().hex[:8]}")
-        self.client.on_connect = lambda client, *_: client.subscribe([(self.state_topic, 0), ("homeassistant/+/+/+/config", 0)])
+        self.client.on_connect = lambda client, *_: client.subscribe(
+            [(self.state_topic, 0), (self.reply_topic, 0), ("homeassistant/+/+/+/config", 0)])
         self.client.on_message = self._message
         self.client.connect("127.0.0.1", port)
         self.client.loop_start()
@@ -305,10 +327,19 @@ class Broker:
             payload = None
         if message.topic == self.state_topic:
             self.state = payload
+        elif message.topic == self.reply_topic:
+            self.replies.append(payload if isinstance(payload, dict) else {"payload": message.payload.decode(errors="replace")})
         elif payload is None:
             self.configs.pop(message.topic, None)
         else:
             self.configs[message.topic] = payload
+
+    def command(self, line: str, id_: str) -> None:
+        """Sends a console command to the room, as HA's entities do (QoS 1), with an id for its reply."""
+        self.client.publish(self.command_topic, json.dumps({"id": id_, "command": line}), qos=1)
+
+    def reply(self, id_: str) -> dict[str, Any] | None:
+        return next((r for r in self.replies if r.get("id") == id_), None)
 
     def stop(self) -> None:
         self.client.loop_stop()
@@ -379,6 +410,10 @@ class Simulator:
 
 
 HUMAN_STATES_AT_START = {"Idle", "Nothing loaded"}
+# The Play select: the presets (run.sh's [presets]), then the kiosk's items (room.m3u).
+SOURCE_OPTIONS = ["First Channel", "two.mp4", "Playlist 1: Welcome to the Grand Hotel", "Playlist 2: spa.mp4"]
+# Entities whose names the device page must show.
+PAGE_ENTITIES = ["connectivity", "problem", "state", "title", "play_pause", "volume", "mute", "source"]
 RECEIVER_ENTITIES = ["state", "title", "volume", "mute", "play_pause", "source"]
 LINK_ENTITIES = ["connectivity", "problem"]
 
@@ -539,8 +574,8 @@ async def checks(args: argparse.Namespace, ha: HomeAssistant, broker: Broker, si
     tv = [o for o in ("tv_power", "tv_input") if o in entities]
     check("no TV entities without CEC", not tv, f"expected no tv_power switch or tv_input sensor, seen {tv}")
     options = attrs("source").get("options")
-    check("source options", options == ["First Channel", "two.mp4"],
-          f"expected ['First Channel', 'two.mp4'], seen {options!r}")
+    check("source options: presets, then the kiosk's items", options == SOURCE_OPTIONS,
+          f"expected {SOURCE_OPTIONS}, seen {options!r}")
     device_config = next((c for c in configs.values() if c["unique_id"] == prefix + "device"), None)
     device_options = attrs("device").get("options")
     await ha.wait(lambda: broker.state and broker.state.get("device"), 5)
@@ -711,6 +746,45 @@ async def checks(args: argparse.Namespace, ha: HomeAssistant, broker: Broker, si
     ok, why = await press("stop", "STOP", "IDLE")
     check("button stop sends STOP", ok, f"expected STOP, seen: {why}")
 
+    # -- the kiosk's items in the Play select ------------------------------------------
+    item = SOURCE_OPTIONS[3]
+    loads = len(sim.messages("LOAD"))
+    refused = await ha.call("select", "select_option", eid("source"), option=item) if eid("source") else "no source select"
+    loaded = not refused and await ha.wait(lambda: new_load("http://media.test/spa.mp4"), 20)
+    check("source select plays the kiosk's item 2", loaded,
+          f"expected select_option {item!r} ('playlist play 2') to LOAD http://media.test/spa.mp4, seen "
+          + (refused or str([m.get("media", {}).get("contentId") for m in sim.messages("LOAD")[loads:]])))
+    await ha.wait(lambda: st("source") == item, 15)
+    check("source shows the kiosk's item playing", st("source") == item,
+          f"expected {item!r}, seen {st('source')!r} (the state's selection "
+          f"{broker.state.get('selection') if broker.state else None!r}, player {broker.state.get('player') if broker.state else None!r})")
+    # `playlist reload` changes the items without a config reload: the select is announced again.
+    with open(args.playlist, "a") as playlist:
+        playlist.write("#EXTINF:-1,Bar\nhttp://media.test/bar.mp4\n")
+    broker.command("playlist reload", "reload-1")
+    reloaded = SOURCE_OPTIONS + ["Playlist 3: Bar"]
+    await ha.wait(lambda: attrs("source").get("options") == reloaded, 15)
+    check("playlist reload re-announces the Play select", attrs("source").get("options") == reloaded,
+          f"expected {reloaded}, seen {attrs('source').get('options')!r} (reply {broker.reply('reload-1')})")
+    await ha.wait(lambda: st("source") == item, 10)
+    check("the playing item carries on in the select", st("source") == item, f"expected {item!r}, seen {st('source')!r}")
+
+    # -- the device page in HA's frontend -----------------------------------------------
+    wanted = [room] + [entities[o].get("original_name") or o for o in PAGE_ENTITIES if o in entities]
+    page_start = time.monotonic()
+    page = await asyncio.to_thread(device_page, args, device["id"], wanted)
+    print(f"   (device page in {time.monotonic() - page_start:.1f} s)", flush=True)
+    check("device page shows the device and its entities", not page["missing"] and page["screenshot"],
+          f"expected {wanted} on /config/devices/device/{device['id']} and a screenshot, missing {page['missing']} "
+          f"({page['error'] or 'screenshot ' + str(page['screenshot'])}); the page showed: {page['seen'][:80]}")
+
+    broker.command("playlist stop", "stop-1")
+    await ha.wait(lambda: broker.reply("stop-1") and broker.state and broker.state.get("player") == "NONE", 15)
+    check("playlist stop stops the kiosk's item", (broker.reply("stop-1") or {}).get("ok") is True
+          and broker.state and broker.state.get("player") == "NONE",
+          f"expected an ok reply and player NONE, seen {broker.reply('stop-1')} and "
+          f"{broker.state.get('player') if broker.state else None!r}")
+
     # -- the receiver gone, and back ---------------------------------------------------
     sim.kill()
     gone = await ha.wait(lambda: not sim.listening(), 5)
@@ -749,6 +823,95 @@ async def checks(args: argparse.Namespace, ha: HomeAssistant, broker: Broker, si
 
     # -- HA's log --------------------------------------------------------------------------
     check_log(args.ha_log, node, [e["entity_id"] for e in registry], check)
+
+
+# Every text node of the page, through open shadow roots (HA's frontend is
+# made of web components), without style and script text.
+PAGE_TEXTS = """
+const texts = [];
+const walk = (node) => {
+  if (node.nodeType === Node.TEXT_NODE) {
+    const text = node.data.trim();
+    if (text) texts.push(text);
+    return;
+  }
+  if (node.nodeType === Node.ELEMENT_NODE) {
+    if (["STYLE", "SCRIPT", "TEMPLATE"].includes(node.tagName)) return;
+    if (node.shadowRoot) walk(node.shadowRoot);
+  }
+  for (const child of node.childNodes) walk(child);
+};
+walk(document.body);
+return texts;
+"""
+
+
+def device_page(args: argparse.Namespace, device_id: str, wanted: list[str]) -> dict[str, Any]:
+    """Opens the device's page in HA's frontend in headless Chromium, logged
+    in by the onboarding token put into localStorage hassTokens first, waits
+    until every text in wanted shows and the fonts are loaded, and saves a
+    screenshot to args.screenshot. Returns what was missing, what the page
+    showed, and an error, if any."""
+    os.environ["SE_OFFLINE"] = "true"   # Selenium Manager downloads nothing: Debian's chromium and chromedriver
+    from selenium import webdriver
+    from selenium.common.exceptions import TimeoutException, WebDriverException
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    seen: list[str] = []
+    result: dict[str, Any] = {"missing": wanted, "seen": seen, "error": "", "screenshot": False}
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    # The console's messages, for the requests the page could not make (which hosts it named).
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    for argument in (
+        "--headless=new", "--no-sandbox",   # as root
+        "--window-size=1200,1750", "--hide-scrollbars", "--force-device-scale-factor=1",
+        "--disable-gpu", "--disable-dev-shm-usage", "--password-store=basic", "--use-mock-keychain",
+        f"--user-data-dir={args.browser_dir}", "--no-first-run", "--no-default-browser-check",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider",
+        # Only loopback: no name resolves, so nothing the page names elsewhere
+        # (brands.home-assistant.io's logos) and no Chromium service is reached.
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+        "--lang=en-US",
+    ):
+        options.add_argument(argument)
+    try:
+        driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver", log_output=args.browser_log),
+                                  options=options)
+    except WebDriverException as error:
+        result["error"] = f"Chromium did not start: {error.msg}"
+        return result
+    try:
+        driver.set_page_load_timeout(60)
+        # A page of HA's origin without the app, to reach its localStorage.
+        driver.get(args.url + "/robots.txt")
+        driver.execute_script("""
+            const auth = arguments[0];
+            auth.expires = Date.now() + auth.expires_in * 1000;
+            localStorage.setItem("hassTokens", JSON.stringify(auth));
+        """, json.loads(Path(args.auth_file).read_text()))
+        driver.get(f"{args.url}/config/devices/device/{device_id}")
+
+        def ready(browser: Any) -> bool:
+            seen[:] = browser.execute_script(PAGE_TEXTS)
+            result["missing"] = [text for text in wanted if text not in seen]
+            return not result["missing"] and browser.execute_script("return document.fonts.status") == "loaded"
+
+        try:
+            WebDriverWait(driver, 60, poll_frequency=0.25).until(ready)
+        except TimeoutException:
+            result["error"] = "not all shown within 60 s"
+        result["screenshot"] = driver.save_screenshot(args.screenshot)
+        with open(args.browser_console, "w") as console:
+            for entry in driver.get_log("browser"):
+                console.write(f"{entry.get('level')} {entry.get('message')}\n")
+    except WebDriverException as error:
+        result["error"] = f"the browser failed: {error.msg}"
+    finally:
+        driver.quit()
+    return result
 
 
 def check_log(path: str, node: str, entity_ids: list[str], check: Callable[..., bool]) -> None:
@@ -790,6 +953,7 @@ def main() -> int:
     onboarding = commands.add_parser("onboard")
     onboarding.add_argument("--url", required=True)
     onboarding.add_argument("--token-file", required=True)
+    onboarding.add_argument("--auth-file", required=True)
     onboarding.add_argument("--ha-pid", type=int, required=True)
     onboarding.add_argument("--ha-log", required=True)
     onboarding.add_argument("--timeout", type=float, default=90)
@@ -806,6 +970,12 @@ def main() -> int:
     checking.add_argument("--sim-err", required=True)
     checking.add_argument("--gateway-pidfile", required=True)
     checking.add_argument("--ha-log", required=True)
+    checking.add_argument("--playlist", required=True, help="the kiosk's playlist file (rewritten for 'playlist reload')")
+    checking.add_argument("--auth-file", required=True, help="onboard's --auth-file")
+    checking.add_argument("--screenshot", required=True, help="where the device page's PNG goes")
+    checking.add_argument("--browser-dir", required=True, help="Chromium's profile directory")
+    checking.add_argument("--browser-log", required=True, help="chromedriver's log")
+    checking.add_argument("--browser-console", required=True, help="the page's console messages")
     checking.add_argument("sim_command", nargs="+", help="the simulator's command line (to restart it)")
     args = parser.parse_args()
     if args.command == "write-storage":

@@ -2,11 +2,15 @@
 # Runs a real Home Assistant (homeassistant==2024.3.3 from PyPI, in a cached
 # venv) against a real mosquitto on loopback and the real cast-gateway daemon,
 # and checks what Home Assistant made of the gateway's MQTT discovery
-# (Tests/homeassistant/ha_check.py, through HA's websocket API).
+# (Tests/homeassistant/ha_check.py, through HA's websocket API), with presets
+# and a kiosk in the gateway's config, and how HA's frontend shows the device
+# (headless Chromium, through Selenium).
 #
-#   Tests/homeassistant/run.sh [--keep]
+#   Tests/homeassistant/run.sh [--keep] [--screenshot FILE]
 #
-# --keep keeps the temporary directory with every log and config.
+# --keep keeps the temporary directory with every log and config;
+# --screenshot FILE copies the fresh screenshot of the device page there
+# (docs/ha-device-page.png is one).
 # Environment: CAST_GATEWAY_CACHE (default /var/cache/cast-gateway) holds the
 # venv; HA_BIN is the directory with cast-gateway and cast-receiver-sim
 # (default: swift build --show-bin-path in this repository).
@@ -15,16 +19,22 @@
 set -euo pipefail
 
 HA_VERSION=2024.3.3
+# What drives Chromium for the device page's screenshot (its pip package works with urllib3<2, which HA pins).
+SELENIUM_VERSION=4.27.1
 # The integrations configuration.yaml sets up (and mqtt, from its config entry).
-HA_DOMAINS="http api websocket_api config device_automation onboarding logger mqtt"
+HA_DOMAINS="http api websocket_api config device_automation onboarding logger frontend mqtt"
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 KEEP=false
-for argument in "$@"; do
-    case $argument in
+SCREENSHOT_COPY=""
+usage() { echo "usage: $0 [--keep] [--screenshot FILE]" >&2; echo "homeassistant: 0 passed, 1 failed"; exit 64; }
+while [ $# -gt 0 ]; do
+    case $1 in
         --keep) KEEP=true ;;
-        *) echo "usage: $0 [--keep]" >&2; echo "homeassistant: 0 passed, 1 failed"; exit 64 ;;
+        --screenshot) [ $# -ge 2 ] || usage; SCREENSHOT_COPY=$2; shift ;;
+        *) usage ;;
     esac
+    shift
 done
 
 RUN_START=$(date +%s.%N)
@@ -42,7 +52,7 @@ say() { echo "homeassistant: $*"; }
 show_logs() {
     [ -n "$WORK" ] && [ -d "$WORK" ] || return 0
     local file
-    for file in gateway.err ha/ha.log ha.err sim.out sim.err sim.jsonl mosquitto.err lircd.log; do
+    for file in gateway.err ha/ha.log ha.err sim.out sim.err sim.jsonl mosquitto.err lircd.log chromedriver.log browser-console.log; do
         [ -s "$WORK/$file" ] || continue
         echo "----- last lines of $file -----"
         tail -n 40 "$WORK/$file"
@@ -112,31 +122,38 @@ free_port() {
 port_open() { /usr/bin/python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$1" 2>/dev/null; }
 
 [ "$(id -u)" -eq 0 ] || setup_failed "must run as root (lircd, mosquitto)"
-for program in mosquitto mosquitto_sub mosquitto_pub lircd irsend /usr/bin/python3; do
-    command -v "$program" > /dev/null || setup_failed "$program is not installed"
+for program in mosquitto mosquitto_sub mosquitto_pub lircd irsend /usr/bin/python3 /usr/bin/chromium /usr/bin/chromedriver; do
+    command -v "$program" > /dev/null || setup_failed "$program is not installed (deploy/install-build-deps.sh installs it)"
 done
 
 # ---- the venv ---------------------------------------------------------------
 CACHE=${CAST_GATEWAY_CACHE:-/var/cache/cast-gateway}
-VENV=$CACHE/ha-venv-$HA_VERSION
+# Named after its pins: a checkout with other pins (another branch, an older
+# run) keeps a venv of its own instead of rebuilding this one.
+VENV=$CACHE/ha-venv-$HA_VERSION-selenium-$SELENIUM_VERSION
 venv_start=$(now)
+mkdir -p "$CACHE"
+# One run at a time looks at and builds the venvs: a second run waits for
+# the first's build, then finds the venv ready.
+exec {venv_lock}> "$CACHE/.ha-venv.lock"
+flock "$venv_lock"
 # The marker's first line names what was asked for (a change rebuilds the
 # venv); the lines after it, what the integrations required.
-want_marker="homeassistant==$HA_VERSION josepy<2 for: $HA_DOMAINS"
+want_marker="homeassistant==$HA_VERSION josepy<2 selenium==$SELENIUM_VERSION for: $HA_DOMAINS"
 if [ -x "$VENV/bin/python" ] && [ "$(head -n 1 "$VENV/.installed" 2>/dev/null)" = "$want_marker" ]; then
     say "venv $VENV is ready"
 else
     say "building $VENV (a few minutes, once)"
-    mkdir -p "$CACHE"
-    rm -rf "$VENV"
-    rm -rf "$CACHE"/ha-venv-build.*
-    build=$(mktemp -d "$CACHE/ha-venv-build.XXXXXX")
+    # Under the lock no other run builds: a build directory left is a dead run's.
+    rm -rf "$VENV" "$VENV".build.*
+    build=$(mktemp -d "$VENV.build.XXXXXX")
     BUILD=$build
     /usr/bin/python3 -m venv "$build" || setup_failed "python3 -m venv failed (is python3-venv installed?)"
     # The venv is renamed once built, so only "python -m ..." is used in it
     # (the scripts in bin/ name the build path in their #! line).
+    # One resolution for all three, so selenium's dependencies keep HA's pins.
     "$build/bin/python" -m pip install -q --disable-pip-version-check "homeassistant==$HA_VERSION" 'josepy<2' \
-        || setup_failed "pip install homeassistant==$HA_VERSION failed"
+        "selenium==$SELENIUM_VERSION" || setup_failed "pip install homeassistant==$HA_VERSION selenium==$SELENIUM_VERSION failed"
     # What the integrations it loads need at run time (--skip-pip: HA installs
     # nothing itself): mqtt's manifest pins paho-mqtt, and HA's bootstrap
     # always sets up its default integrations (frontend among them: without
@@ -153,6 +170,7 @@ else
     BUILD=""
     say "venv built in $(elapsed "$venv_start") s (mqtt needs $mqtt_requirement)"
 fi
+exec {venv_lock}>&-
 PY=$VENV/bin/python
 say "phase venv: $(elapsed "$venv_start") s"
 
@@ -196,6 +214,15 @@ start lircd lircd --nodaemon --driver=file --device=/dev/null --allow-simulate -
 wait_until 10 "lircd's socket $LIRC_SOCKET" test -S "$LIRC_SOCKET"
 
 # ---- the gateway ----------------------------------------------------------------
+# The kiosk waits (start = never) until HA's Play select picks one of its items;
+# the checker rewrites the playlist for 'playlist reload'.
+cat > "$WORK/room.m3u" <<EOF
+#EXTM3U
+#EXTINF:-1,Welcome to the Grand Hotel
+http://media.test/welcome.mp4
+http://media.test/spa.mp4
+EOF
+mkdir -p "$WORK/kiosk-state"
 cat > "$WORK/gateway.conf" <<EOF
 [device]
 host = 127.0.0.1:$SIM_PORT
@@ -212,6 +239,11 @@ level = info
 [presets]
 1 = http://media.test/one.mp4 | First Channel
 2 = http://media.test/two.mp4
+
+[kiosk]
+playlist = $WORK/room.m3u
+start = never
+state-directory = $WORK/kiosk-state
 
 [mqtt]
 broker = mqtt://127.0.0.1:$MQTT_PORT
@@ -249,13 +281,14 @@ websocket_api:
 config:
 device_automation:
 onboarding:
+frontend:
 logger:
   default: warning
 EOF
 "$PY" "$HERE/ha_check.py" write-storage --dir "$HA_DIR" --mqtt-port "$MQTT_PORT"
 ha_start=$(now)
 start ha "$PY" -m homeassistant --config "$HA_DIR" --skip-pip --log-file "$HA_DIR/ha.log"
-"$PY" "$HERE/ha_check.py" onboard --url "http://127.0.0.1:$HA_PORT" --token-file "$WORK/token" \
+"$PY" "$HERE/ha_check.py" onboard --url "http://127.0.0.1:$HA_PORT" --token-file "$WORK/token" --auth-file "$WORK/auth.json" \
     --ha-pid "$(cat "$WORK/ha.pid")" --ha-log "$HA_DIR/ha.log" --timeout 90 || setup_failed "Home Assistant did not come up"
 say "phase HA start: $(elapsed "$ha_start") s (setup before it: $(awk -v a="$setup_start" -v b="$ha_start" 'BEGIN { printf "%.1f", b - a }') s)"
 
@@ -267,6 +300,8 @@ set +e
     --sim-log "$WORK/sim.jsonl" --sim-name "$SIM_NAME" --sim-pidfile "$WORK/sim.pid" \
     --sim-out "$WORK/sim.out" --sim-err "$WORK/sim.err" \
     --gateway-pidfile "$WORK/gateway.pid" --ha-log "$HA_DIR/ha.log" \
+    --playlist "$WORK/room.m3u" --auth-file "$WORK/auth.json" --screenshot "$WORK/ha-device-page.png" \
+    --browser-dir "$WORK/chromium" --browser-log "$WORK/chromedriver.log" --browser-console "$WORK/browser-console.log" \
     -- "${SIM_CMD[@]}" | tee "$WORK/checks.out"
 check_status=${PIPESTATUS[0]}
 set -e
@@ -280,3 +315,11 @@ else
     setup_failed "the checker ended without its summary (status $check_status)"
 fi
 [ "$FAILED" -ne 0 ] || [ "$check_status" -eq 0 ] || { PASSED=0; FAILED=1; setup_failed "the checker exited with $check_status"; }
+# Only a screenshot of a run that passed is worth keeping.
+if [ -n "$SCREENSHOT_COPY" ] && [ "$FAILED" -eq 0 ]; then
+    [ -s "$WORK/ha-device-page.png" ] || setup_failed "no screenshot to copy to $SCREENSHOT_COPY"
+    cp "$WORK/ha-device-page.png" "$SCREENSHOT_COPY"
+    say "screenshot copied to $SCREENSHOT_COPY"
+elif [ -n "$SCREENSHOT_COPY" ]; then
+    say "screenshot not copied to $SCREENSHOT_COPY: checks failed"
+fi

@@ -13,9 +13,10 @@ import JSON
 /// gateway.
 public enum HomeAssistantDiscovery {
     /// The config messages (retained, QoS 1) for `settings` and `context`;
-    /// `devices`: the Cast devices to offer in the device select.
+    /// `devices`: the Cast devices to offer in the device select;
+    /// `kioskItems`: the names of the kiosk's items, offered in the `Play` select.
     public static func messages(settings: FleetSettings, context: HomeAssistantContext = HomeAssistantContext(), version: String,
-                                devices: [String] = []) -> [MQTTMessage] {
+                                devices: [String] = [], kioskItems: [String] = []) -> [MQTTMessage] {
         let topics = settings.topics
         let node = nodeID(settings)
         func available(_ topic: String) -> JSONValue {
@@ -134,12 +135,12 @@ public enum HomeAssistantDiscovery {
         for preset in presets {
             messages.append(button("preset_\(preset.number)", preset.name, "preset \(preset.number)", "mdi:numeric-\(preset.number)-box"))
         }
-        if !presets.isEmpty {
-            // The option's name picks the preset; the state names the one playing.
-            let names = optionNames(presets.map(\.name))
-            let map = JSONValue.object(JSONObject(zip(names, presets).map { (key: $0.0, value: JSONValue.int($0.1.number)) }))
-            messages.append(select("source", "Play", needs: .receiver, command: "preset {{ \(map.serialized)[value] }}",
-                                   member: "value_json.selection", options: names, "mdi:playlist-play"))
+        let options = PlayOption.options(presets: presets, kioskItems: kioskItems)
+        if !options.isEmpty {
+            // The option's name picks its command (a preset, a kiosk item); the state names the one playing.
+            let commands = JSONValue.object(JSONObject(options.map { (key: $0.name, value: JSONValue.string($0.command)) }))
+            messages.append(select("source", "Play", needs: .receiver, command: "{{ \(commands.serialized)[value] }}",
+                                   member: "value_json.selection", options: options.map(\.name), "mdi:playlist-play"))
         }
         let deviceNames = optionNames(devices)
         if !deviceNames.isEmpty {

@@ -194,30 +194,39 @@ APT
     echo "$sysroot"
 }
 
-# uboot_script OUT BOOTARGS LOAD_ADDRESSES ENV_FILE: deploy/uboot/boot.cmd
-# for one board, as the boot.scr U-Boot runs (mkimage from u-boot-tools).
-# LOAD_ADDRESSES: setenv lines; ENV_FILE: yes or no (see boot.cmd).
+# profile_get PROFILE SECTION KEY: the first value of KEY in a board
+# profile's SECTION (boards/*.conf; comments after a value dropped).
+profile_get() {
+    awk -v section="[$2]" -v key="$3" '
+        /^[[:space:]]*\[/ { current = $0; gsub(/[[:space:]]/, "", current); next }
+        current == section && $0 ~ "^[[:space:]]*" key "[[:space:]]*=" {
+            sub(/^[^=]*=[[:space:]]*/, ""); sub(/[[:space:]]+#.*$/, ""); print; exit
+        }' "$1"
+}
+
+# uboot_script OUT BOOTARGS PROFILE: deploy/uboot/boot.cmd for the board of
+# PROFILE (boards/NAME.conf: its uboot-addresses become the script's setenv
+# lines, its uboot-env whether the script keeps the A/B variables in
+# uboot.env itself), as the boot.scr U-Boot runs (mkimage from u-boot-tools).
 uboot_script() {
-    local out=$1 bootargs=$2 addresses=$3 env_file=$4 text
+    local out=$1 bootargs=$2 profile=$3 addresses="" pair env text
     need mkimage u-boot-tools
+    for pair in $(profile_get "$profile" board uboot-addresses); do addresses+="setenv ${pair%%=*} ${pair#*=}"$'\n'; done
+    [ -n "$addresses" ] || die "$profile: no [board] uboot-addresses (boards/README.md)"
+    env=$(profile_get "$profile" board uboot-env)
+    case $env in
+        fat) env=no ;;
+        script) env=yes ;;
+        *) die "$profile: [board] uboot-env must be fat or script, not '$env' (boards/README.md)" ;;
+    esac
     text=$(<"$DEPLOY_DIR/uboot/boot.cmd")
     text=${text//@BOOTARGS@/"$bootargs"}
-    text=${text//@LOAD_ADDRESSES@/"$addresses"}
-    text=${text//@ENV_FILE@/"$env_file"}
+    text=${text//@LOAD_ADDRESSES@/"${addresses%$'\n'}"}
+    text=${text//@ENV_FILE@/"$env"}
     printf '%s\n' "$text" > "$out.cmd"
     mkimage -A arm64 -O linux -T script -C none -n "cast-gateway A/B boot" -d "$out.cmd" "$out" > /dev/null \
         || die "mkimage could not make $out from $out.cmd"
     rm -f "$out.cmd"
-}
-
-# uboot_env_file UBOOT_ENV: a profile's uboot-env (fat or script) as
-# boot.cmd's @ENV_FILE@ (no or yes).
-uboot_env_file() {
-    case $1 in
-        fat) echo no ;;
-        script) echo yes ;;
-        *) die "uboot-env must be fat or script, not '$1' (boards/README.md)" ;;
-    esac
 }
 
 # ensure_boot_tools: sets BOOT_TOOLS to a trixie amd64 chroot holding

@@ -68,12 +68,10 @@ check() {  # check NAME EXPECTED SEEN
 # then slots A and B and data (empty: the choice comes before any read).
 # The load addresses and the environment's place are the board profile's.
 new_disk() {
-    local addresses="" pair profile=$REPO/boards/$PROFILE.conf
     DISK=$WORK/$BOARD-disk.img
     truncate -s 64M "$DISK"   # a power of two: qemu's SD card needs one
     printf 'label: dos\nlabel-id: 0x0ca57ca5\n,16M,c\n,8M,83\n,8M,83\n,,83\n' | sfdisk -q "$DISK"
-    for pair in $(sed -n 's/^uboot-addresses *= *//p' "$profile"); do addresses+="setenv ${pair%%=*} ${pair#*=}"$'\n'; done
-    uboot_script "$WORK/boot.scr" "$1" "$addresses" "$(uboot_env_file "$(sed -n 's/^uboot-env *= *//p' "$profile")")"
+    uboot_script "$WORK/boot.scr" "$1" "$REPO/boards/$PROFILE.conf"
     rm -f "$WORK/fat.img"
     mkfs.vfat -n BOOT -C "$WORK/fat.img" $((16 * 1024)) > /dev/null
     mcopy -i "$WORK/fat.img" "$WORK/boot.scr" ::boot.scr

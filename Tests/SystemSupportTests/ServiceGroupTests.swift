@@ -42,8 +42,10 @@ private final class Probe: Service, Sendable {
             journal.add("fail \(name)")
             throw Failure()
         }
-        ServiceStart.running()
+        // Recorded before the group hears of it: once `running()` is called the
+        // next service may start (and record) before this task runs again.
         journal.add("running \(name)")
+        ServiceStart.running()
         // Runs until cancelled, then stops gracefully (and takes a moment to do so).
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
         if let stopGate { await stopGate.waitIgnoringCancellation() }

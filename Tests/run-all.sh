@@ -42,11 +42,27 @@ reap_strays() {
 }
 trap reap_strays EXIT
 
-echo "== build"
+# Each stage's wall time, printed as it ends and all together at the end, so
+# a slow CI run shows where its time went.
+STAGE_NAME="" STAGE_START=$SECONDS TIMES=""
+begin_stage() {
+    end_stage
+    STAGE_NAME=$1 STAGE_START=$SECONDS
+    echo "== $1"
+}
+end_stage() {
+    [ -n "$STAGE_NAME" ] || return 0
+    local took=$((SECONDS - STAGE_START))
+    echo "-- $STAGE_NAME took $took s"
+    TIMES="$TIMES${TIMES:+, }$STAGE_NAME $took s"
+    STAGE_NAME=""
+}
+
+begin_stage build
 swift build --build-tests 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\]' || true
 swift build --build-tests >/dev/null   # fail here if the build failed
 
-echo "== tests"
+begin_stage tests
 set +e
 swift test --skip-build 2>&1 | tee "$LOG" | grep -E "error:|failed \(|^Test Suite 'All tests'|Executed [0-9]+ tests?, with"
 status=${PIPESTATUS[0]}
@@ -66,7 +82,7 @@ if [ "$status" -ne 0 ] || [ "$total" -eq 0 ]; then
     exit 1
 fi
 
-echo "== fuzz ($FUZZ_SECONDS s per target)"
+begin_stage "fuzz ($FUZZ_SECONDS s per target)"
 bash "$REPO/Fuzz/run.sh" "$FUZZ_SECONDS"
 # Targets built by their own scripts (their modules need OpenSSL or stand alone).
 bash "$REPO/Fuzz/run-device-auth.sh" "$FUZZ_SECONDS"
@@ -78,7 +94,7 @@ bash "$REPO/Fuzz/run-media-path.sh" "$FUZZ_SECONDS"
 stage() {
     local name=$1 prefix=$2 status counts stage_passed stage_failed
     shift 2
-    echo "== $name"
+    begin_stage "$name"
     set +e
     "$@" 2>&1 | tee "$REPO/build/$prefix-output.log"
     status=${PIPESTATUS[0]}
@@ -88,6 +104,8 @@ stage() {
     total=$((total + stage_passed + stage_failed))
     failures=$((failures + stage_failed))
     if [ "$status" -ne 0 ]; then
+        end_stage
+        echo "stage times: $TIMES"
         echo "summary: $((total - failures)) passed, $failures failed"
         exit 1
     fi
@@ -112,4 +130,6 @@ stage "deploy" deploy bash "$REPO/Tests/deploy/run.sh"
 # (it checks the compiler version). deploy/check-trixie-build.sh does the same
 # build on its own, outside the test command.
 
+end_stage
+echo "stage times: $TIMES"
 echo "summary: $((total - failures)) passed, $failures failed"

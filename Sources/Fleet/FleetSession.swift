@@ -203,7 +203,8 @@ final class FleetSession {
         case .reconnectDue:
             if connection == .waiting { startAttempt(in: &group) }
         case .replied(let request, let reply):
-            let lines = scrubbed(reply.lines, for: request.line)
+            // Only a `creds` line can carry a secret: no other reply is scanned.
+            let lines = FleetCommandPayload.isCredentialCommand(request.line) ? scrubbed(reply.lines, for: request.line) : reply.lines
             publishReply(id: request.id, ok: reply.ok, lines: lines)
             if !reply.ok { showFailure(of: request, lines: lines, in: &group) }
         case .key(let press):
@@ -573,7 +574,6 @@ final class FleetSession {
 
     /// A `creds` secret never leaves in a reply, whatever the handler said.
     private func scrubbed(_ lines: [String], for line: String) -> [String] {
-        guard FleetCommandPayload.isCredentialCommand(line) else { return lines }
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
         let secret = words.dropFirst().joined(separator: " ")
         guard secret.count >= 3, secret != "clear" else { return lines }

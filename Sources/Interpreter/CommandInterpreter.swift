@@ -91,13 +91,7 @@ public struct CommandInterpreter: Sendable {
     /// before it (so a front end's commands keep their order), then runs.
     public func start(_ command: GatewayCommand) async -> PendingResult {
         if case .action(let action) = command, let scheduler, ActionScheduler.coalesces(action) {
-            let outcome = await scheduler.schedule(action)
-            return PendingResult {
-                switch await outcome.value() {
-                case .success: .success(CommandReply())
-                case .failure(let error): .failure(CommandError(failure: error))
-                }
-            }
+            return PendingResult(step: await scheduler.schedule(action), failure: CommandError.init(failure:))
         }
         await scheduler?.settle()
         do {

@@ -2,7 +2,7 @@ import CastClient
 import CastProtocol
 import GatewayModel
 
-extension Gateway {
+extension Gateway: ActionPerformer {
     /// Carries out `action`. Failures are returned to the caller, who reports
     /// them once (a console reply, a CLI error, a log line for a remote key),
     /// and shown in the state's `lastError`; state is never lost.

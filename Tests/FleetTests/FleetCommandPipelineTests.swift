@@ -85,4 +85,38 @@ final class FleetCommandPipelineTests: XCTestCase {
         task.cancel()
         _ = try? await task.value
     }
+
+    /// The tasks that await replies publish them, but never after the goodbye:
+    /// a reply that comes once the DISCONNECT is out is dropped.
+    func testAReplyThatComesAfterTheGoodbyeIsNotPublished() async {
+        let clock = ManualTimeSource()
+        let client = FakeMQTTClient()
+        let handler = GatedHandler()
+        let settings = FleetSettings(broker: .init(host: "127.0.0.1", port: 1883, tls: false), room: "r1", haDiscovery: false)
+        let (states, feed) = AsyncStream.makeStream(of: GatewayState.self)
+        let service = FleetService(settings: settings, handler: handler, states: { states },
+                                   extras: FleetStatusExtras(version: "1.0", startedAt: clock.now), timeSource: clock,
+                                   makeClient: { _ in client })
+        let task = Task { try await service.run() }
+        defer { task.cancel() }
+        let connecting = await eventually { client.connectCalls == 1 }
+        XCTAssertTrue(connecting)
+        client.emit(.connected(sessionPresent: false))
+        var linked = GatewayState()
+        linked.link = .connected
+        feed.yield(linked)
+        let up = await eventually { service.status.connected && client.published(on: "castgw/r1/state").count == 1 }
+        XCTAssertTrue(up)
+        client.emit(.message(MQTTMessage(topic: "castgw/r1/cmd", text: #"{"id":"a","command":"slow"}"#)))
+        client.emit(.message(MQTTMessage(topic: "castgw/r1/cmd", text: #"{"id":"q","command":"status"}"#)))
+        let waiting = await eventually { handler.waiting && client.published(on: "castgw/r1/reply").count == 1 }
+        XCTAssertTrue(waiting, "'slow' waits for its answer, the query is answered")
+        task.cancel()
+        let goodbye = await eventually { client.goodbye.count == 1 }
+        XCTAssertTrue(goodbye)
+        handler.release()
+        _ = try? await task.value
+        XCTAssertEqual(client.published(on: "castgw/r1/reply").map(\.text), [#"{"id":"q","ok":true,"lines":["ok: status"]}"#],
+                       "the reply to 'slow' came after the goodbye")
+    }
 }

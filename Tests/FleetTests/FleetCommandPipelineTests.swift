@@ -37,22 +37,29 @@ final class FleetCommandPipelineTests: XCTestCase {
         }
     }
 
-    func testACommandIsReadOnceAndAWaitingReplyDoesNotHoldTheNextCommandBack() async {
+    /// The service on the fake client, running and connected to the broker; the test cancels the task.
+    private func connectedService(_ handler: GatedHandler) async
+        -> (client: FakeMQTTClient, states: AsyncStream<GatewayState>.Continuation, task: Task<Void, any Error>) {
         let clock = ManualTimeSource()
         let client = FakeMQTTClient()
-        let handler = GatedHandler()
         let settings = FleetSettings(broker: .init(host: "127.0.0.1", port: 1883, tls: false), room: "r1", haDiscovery: false)
         let (states, feed) = AsyncStream.makeStream(of: GatewayState.self)
         let service = FleetService(settings: settings, handler: handler, states: { states },
                                    extras: FleetStatusExtras(version: "1.0", startedAt: clock.now), timeSource: clock,
                                    makeClient: { _ in client })
         let task = Task { try await service.run() }
-        defer { task.cancel() }
         let connecting = await eventually { client.connectCalls == 1 }
         XCTAssertTrue(connecting)
         client.emit(.connected(sessionPresent: false))
         let up = await eventually { service.status.connected }
         XCTAssertTrue(up)
+        return (client, feed, task)
+    }
+
+    func testACommandIsReadOnceAndAWaitingReplyDoesNotHoldTheNextCommandBack() async {
+        let handler = GatedHandler()
+        let (client, feed, task) = await connectedService(handler)
+        defer { task.cancel() }
 
         // The receiver is away: the commands are held (read once, not again when they run).
         var away = GatewayState()
@@ -89,24 +96,14 @@ final class FleetCommandPipelineTests: XCTestCase {
     /// The tasks that await replies publish them, but never after the goodbye:
     /// a reply that comes once the DISCONNECT is out is dropped.
     func testAReplyThatComesAfterTheGoodbyeIsNotPublished() async {
-        let clock = ManualTimeSource()
-        let client = FakeMQTTClient()
         let handler = GatedHandler()
-        let settings = FleetSettings(broker: .init(host: "127.0.0.1", port: 1883, tls: false), room: "r1", haDiscovery: false)
-        let (states, feed) = AsyncStream.makeStream(of: GatewayState.self)
-        let service = FleetService(settings: settings, handler: handler, states: { states },
-                                   extras: FleetStatusExtras(version: "1.0", startedAt: clock.now), timeSource: clock,
-                                   makeClient: { _ in client })
-        let task = Task { try await service.run() }
+        let (client, feed, task) = await connectedService(handler)
         defer { task.cancel() }
-        let connecting = await eventually { client.connectCalls == 1 }
-        XCTAssertTrue(connecting)
-        client.emit(.connected(sessionPresent: false))
         var linked = GatewayState()
         linked.link = .connected
         feed.yield(linked)
-        let up = await eventually { service.status.connected && client.published(on: "castgw/r1/state").count == 1 }
-        XCTAssertTrue(up)
+        let shown = await eventually { client.published(on: "castgw/r1/state").count == 1 }
+        XCTAssertTrue(shown)
         client.emit(.message(MQTTMessage(topic: "castgw/r1/cmd", text: #"{"id":"a","command":"slow"}"#)))
         client.emit(.message(MQTTMessage(topic: "castgw/r1/cmd", text: #"{"id":"q","command":"status"}"#)))
         let waiting = await eventually { handler.waiting && client.published(on: "castgw/r1/reply").count == 1 }

@@ -91,7 +91,7 @@ public struct CommandInterpreter: Sendable {
     /// before it (so a front end's commands keep their order), then runs.
     public func start(_ command: GatewayCommand) async -> PendingResult {
         if case .action(let action) = command, let scheduler, ActionScheduler.coalesces(action) {
-            return PendingResult(step: await scheduler.schedule(action), failure: CommandError.init(failure:))
+            return PendingResult(step: await scheduler.schedule(action)) { CommandError(failure: $0) }
         }
         await scheduler?.settle()
         do {

@@ -19,7 +19,7 @@ import SystemSupport
 ///
 /// Each busy lane has one worker task, owned here: `stop()` ends them.
 public actor ActionScheduler {
-    /// Carries out one action (the gateway, in the daemon).
+    /// Carries out one action (tests; the daemon passes the gateway as an `ActionPerformer`).
     public typealias Perform = @Sendable (Action) async throws -> Void
     /// Told of a failure that no front end waits to answer (a remote key's).
     public typealias Unanswered = @Sendable (Action, any Error) -> Void
@@ -38,7 +38,7 @@ public actor ActionScheduler {
         var answered = false
     }
 
-    private let perform: Perform
+    private let performer: any ActionPerformer
     private let unanswered: Unanswered
     private let timeSource: any TimeSource
     private let minimumInterval: Duration
@@ -55,11 +55,23 @@ public actor ActionScheduler {
     public private(set) var stopped = false
 
     public init(minimumInterval: Duration = .milliseconds(100), timeSource: any TimeSource = SystemTimeSource(),
-                unanswered: @escaping Unanswered = { _, _ in }, perform: @escaping Perform) {
+                unanswered: @escaping Unanswered = { _, _ in }, performer: any ActionPerformer) {
         self.minimumInterval = minimumInterval
         self.timeSource = timeSource
         self.unanswered = unanswered
-        self.perform = perform
+        self.performer = performer
+    }
+
+    public init(minimumInterval: Duration = .milliseconds(100), timeSource: any TimeSource = SystemTimeSource(),
+                unanswered: @escaping Unanswered = { _, _ in }, perform: @escaping Perform) {
+        self.init(minimumInterval: minimumInterval, timeSource: timeSource, unanswered: unanswered, performer: PerformClosure(body: perform))
+    }
+
+    /// A closure as the performer (tests, tools).
+    private struct PerformClosure: ActionPerformer {
+        let body: Perform
+
+        func perform(_ action: Action) async throws { try await body(action) }
     }
 
     /// Whether `schedule` takes `action` (a volume step or a relative seek).
@@ -167,7 +179,7 @@ public actor ActionScheduler {
             inFlight[lane] = batch
             let result: Result<Void, any Error>
             do {
-                try await perform(action)
+                try await performer.perform(action)
                 result = .success(())
             } catch {
                 result = .failure(error)
@@ -184,7 +196,7 @@ public actor ActionScheduler {
         var next: Action? = first
         while let action = next {
             do {
-                try await perform(action)
+                try await performer.perform(action)
             } catch {
                 unanswered(action, error)
             }

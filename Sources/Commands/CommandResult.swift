@@ -80,17 +80,34 @@ extension Result where Success == CommandReply, Failure == CommandError {
 /// command in meanwhile (so steps typed or sent in a burst coalesce) and
 /// still answer each in order.
 public struct PendingResult: Sendable {
-    private let wait: @Sendable () async -> CommandResult
+    private enum Source: Sendable {
+        case known(CommandResult)
+        case step(ActionOutcome, failure: @Sendable (any Error) -> CommandError)
+    }
+
+    private let source: Source
 
     /// A result already known.
     public init(_ result: CommandResult) {
-        wait = { result }
+        source = .known(result)
     }
 
-    /// A result that `wait` returns when it is known.
-    public init(awaiting wait: @escaping @Sendable () async -> CommandResult) {
-        self.wait = wait
+    /// A step's result: `ok` once the request that carried it was answered,
+    /// else its error as `failure` names it. The outcome is awaited here,
+    /// not through a closure, so an answer takes no extra hop.
+    public init(step outcome: ActionOutcome, failure: @escaping @Sendable (any Error) -> CommandError) {
+        source = .step(outcome, failure: failure)
     }
 
-    public func value() async -> CommandResult { await wait() }
+    public func value() async -> CommandResult {
+        switch source {
+        case .known(let result):
+            return result
+        case .step(let outcome, let failure):
+            switch await outcome.value() {
+            case .success: return .success(CommandReply())
+            case .failure(let error): return .failure(failure(error))
+            }
+        }
+    }
 }

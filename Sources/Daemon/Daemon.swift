@@ -77,7 +77,7 @@ public final class Daemon: Sendable {
         let keyLogger = Logger(label: "remote")
         let scheduler = ActionScheduler(timeSource: timeSource, unanswered: { action, error in
             keyLogger.warning("\(action.name) failed: \(error)")
-        }, perform: { action in try await gateway.perform(action) })
+        }, performer: gateway)
         self.scheduler = scheduler
         let kiosk = self.kiosk
         let keyPresses = self.keyPresses

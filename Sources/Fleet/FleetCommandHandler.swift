@@ -15,7 +15,9 @@ public struct FleetCommand: Sendable {
     /// often before the receiver is back: those that need it wait for it (up
     /// to `command-wait`) instead of failing.
     public let kind: FleetCommandKind
-    private let begin: @Sendable () async -> Reply
+    /// Takes the command in; await the result for its reply. Called
+    /// directly (no forwarding method): it is on every command's route.
+    public let start: @Sendable () async -> Reply
 
     /// `start` takes the command in, in order, and returns how to wait for
     /// its reply: commands run one at a time, but a volume step or seek is
@@ -23,20 +25,17 @@ public struct FleetCommand: Sendable {
     /// request each; the replies still go out in order.
     public init(kind: FleetCommandKind, start: @escaping @Sendable () async -> Reply) {
         self.kind = kind
-        begin = start
+        self.start = start
     }
 
     /// A command whose reply is known when it has run.
     public init(kind: FleetCommandKind = .local, run: @escaping @Sendable () async -> FleetReply) {
         self.kind = kind
-        begin = {
+        start = {
             let reply = await run()
             return { reply }
         }
     }
-
-    /// Takes the command in; await the result for its reply.
-    public func start() async -> Reply { await begin() }
 }
 
 /// How a command is scheduled.

@@ -3,9 +3,11 @@ import JSON
 import SystemSupport
 
 /// One `FleetService.run()`: a single loop that handles everything in turn
-/// (state snapshots, MQTT events, timers, command replies), so its state
+/// (state snapshots, MQTT events, timers, failed commands), so its state
 /// needs no lock. Child tasks only wait (for the next state, event, command
-/// or deadline) and feed the loop; nothing here blocks.
+/// or deadline) and feed the loop; nothing here blocks. The tasks that await
+/// command replies publish them through `FleetReplyOutlet`, in order: a
+/// reply needs none of the loop's state.
 final class FleetSession {
     enum Input: Sendable {
         case state(GatewayState)
@@ -14,7 +16,8 @@ final class FleetSession {
         case connectTimedOut(attempt: Int)
         case reconnectDue
         case flushDue
-        case replied(FleetCommandRequest, FleetReply)
+        /// A command failed (its reply is out): the state shows it for a while.
+        case commandFailed(FleetCommandRequest, lines: [String])
         /// The connection numbered `epoch` may have stayed up long enough to count as stable.
         case stableDue(epoch: Int)
         /// The oldest held command may have waited its full `command-wait`.
@@ -45,6 +48,7 @@ final class FleetSession {
     /// Read-only commands (`status`...): never wait behind held ones.
     private let queries: AsyncStream<Received>
     private let queryFeed: AsyncStream<Received>.Continuation
+    private let replyOutlet: FleetReplyOutlet
 
     private var connection = Connection.waiting
     private var attempts = 0
@@ -106,6 +110,7 @@ final class FleetSession {
                                                          bufferingPolicy: .bufferingOldest(FleetSession.commandQueueLimit))
         (queries, queryFeed) = AsyncStream.makeStream(of: Received.self,
                                                       bufferingPolicy: .bufferingOldest(FleetSession.commandQueueLimit))
+        replyOutlet = FleetReplyOutlet(client: client, topic: topics.reply, failures: feed)
         keyEvents = KeyEventCoalescer(eventTypes: service.context.eventTypes)
         shownPresets = HomeAssistantDiscovery.presetsShown(settings: service.settings, context: service.context)
         let settings = service.settings
@@ -118,7 +123,7 @@ final class FleetSession {
     func run() async {
         await withDiscardingTaskGroup { group in
             let feed = self.feed, client = self.client, states = service.states
-            let commands = self.commands, queries = self.queries
+            let commands = self.commands, queries = self.queries, outlet = replyOutlet
             // Taken in one at a time, in arrival order; answered in that order
             // (a step's reply waits for the coalesced request that carried it).
             let (replies, replyFeed) = AsyncStream.makeStream(of: (FleetCommandRequest, FleetCommand.Reply).self)
@@ -138,12 +143,12 @@ final class FleetSession {
                 replyFeed.finish()
             }
             group.addTask {
-                for await (request, reply) in replies { feed.yield(.replied(request, await reply())) }
+                for await (request, reply) in replies { outlet.answer(request, with: await reply()) }
             }
             group.addTask {
                 for await received in queries {
                     let reply = await received.command.start()
-                    feed.yield(.replied(received.request, await reply()))
+                    outlet.answer(received.request, with: await reply())
                 }
             }
             startAttempt(in: &group)
@@ -156,12 +161,13 @@ final class FleetSession {
             // Held commands will not run: their senders hear so, before the DISCONNECT.
             if connection == .connected {
                 for waiting in held {
-                    publishReply(id: waiting.received.request.id, ok: false, lines: [
+                    replyOutlet.refuse(id: waiting.received.request.id, lines: [
                         "error: not run: the gateway stopped (or reloaded its settings) while the command waited for the receiver; send it again",
                     ])
                 }
             }
             held.removeAll()
+            replyOutlet.close()
             let goodbye = connection == .connected
                 ? MQTTMessage(topic: topics.availability, text: "offline", qos: 1, retain: true) : nil
             await client.disconnect(after: goodbye)
@@ -202,10 +208,8 @@ final class FleetSession {
             }
         case .reconnectDue:
             if connection == .waiting { startAttempt(in: &group) }
-        case .replied(let request, let reply):
-            let lines = scrubbed(reply.lines, for: request.line)
-            publishReply(id: request.id, ok: reply.ok, lines: lines)
-            if !reply.ok { showFailure(of: request, lines: lines, in: &group) }
+        case .commandFailed(let request, let lines):
+            showFailure(of: request, lines: lines, in: &group)
         case .key(let press):
             publishKeyEvents(keyEvents.receive(press, at: service.timeSource.now))
             armKeyTimer(in: &group)
@@ -477,7 +481,7 @@ final class FleetSession {
         switch FleetCommandPayload.parse(message.payload) {
         case .failure(let error):
             logger.info("command on \(message.topic) rejected: \(error.message)")
-            publishReply(id: error.id, ok: false, lines: ["error: \(error.message)"])
+            replyOutlet.refuse(id: error.id, lines: ["error: \(error.message)"])
             return
         case .success(let parsed):
             request = parsed
@@ -485,8 +489,7 @@ final class FleetSession {
         let shown = FleetCommandPayload.redacted(request.line)
         if FleetCommandPayload.isCredentialCommand(request.line), !settings.allowCredentials {
             logger.info("command on \(message.topic) refused: \(shown) (allow-credentials is off)")
-            publishReply(id: request.id, ok: false,
-                         lines: ["error: creds is not accepted over MQTT; set allow-credentials = true in [mqtt] to allow it"])
+            replyOutlet.refuse(id: request.id, lines: ["error: creds is not accepted over MQTT; set allow-credentials = true in [mqtt] to allow it"])
             return
         }
         logger.info("command on \(message.topic): \(shown)")
@@ -518,8 +521,7 @@ final class FleetSession {
     }
 
     private func refuseBusy(_ request: FleetCommandRequest) {
-        publishReply(id: request.id, ok: false,
-                     lines: ["error: \(FleetSession.commandQueueLimit) commands are already waiting; try again later"])
+        replyOutlet.refuse(id: request.id, lines: ["error: \(FleetSession.commandQueueLimit) commands are already waiting; try again later"])
     }
 
     /// Runs the held commands that may run now, in order; expires the ones
@@ -533,7 +535,7 @@ final class FleetSession {
                 let wait = "\(service.settings.commandWait.components.seconds) s"
                 let link = latest?.link.name ?? "unknown"
                 logger.info("\(FleetCommandPayload.redacted(first.received.request.line)) not run: the receiver was not connected within \(wait)")
-                publishReply(id: first.received.request.id, ok: false, lines: [
+                replyOutlet.refuse(id: first.received.request.id, lines: [
                     "error: not run: the receiver was not connected within \(wait) of the command (link: \(link)); send it again once status shows the link connected",
                 ])
                 continue
@@ -566,17 +568,4 @@ final class FleetSession {
         feed(.heldDue, at: first.deadline, in: &group)
     }
 
-    private func publishReply(id: JSONValue, ok: Bool, lines: [String]) {
-        client.publish(MQTTMessage(topic: topics.reply, payload: FleetCommandPayload.reply(id: id, ok: ok, lines: lines),
-                                   qos: 1, retain: false))
-    }
-
-    /// A `creds` secret never leaves in a reply, whatever the handler said.
-    private func scrubbed(_ lines: [String], for line: String) -> [String] {
-        guard FleetCommandPayload.isCredentialCommand(line) else { return lines }
-        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-        let secret = words.dropFirst().joined(separator: " ")
-        guard secret.count >= 3, secret != "clear" else { return lines }
-        return lines.map { $0.replacing(secret, with: "<redacted>") }
-    }
 }

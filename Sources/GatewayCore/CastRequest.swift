@@ -24,6 +24,9 @@ public struct CastRequest: Sendable, Equatable {
         self.title = title
     }
 
+    /// A path on the box (`/srv/media/a.mp4`), which the media server serves, not a URL.
+    public var isLocalFile: Bool { url.hasPrefix("/") }
+
     /// The LOAD parameters.
     public var loadRequest: LoadRequest {
         var tracks: [MediaTrack] = []

@@ -2,7 +2,7 @@ import CastClient
 import CastProtocol
 import GatewayModel
 
-extension Gateway {
+extension Gateway: ActionPerformer {
     /// Carries out `action`. Failures are returned to the caller, who reports
     /// them once (a console reply, a CLI error, a log line for a remote key),
     /// and shown in the state's `lastError`; state is never lost.
@@ -63,7 +63,7 @@ extension Gateway {
     /// Plays a URL now (launching the configured app if needed).
     public func cast(_ request: CastRequest) async throws {
         try await reporting {
-            let resolved = try await self.resolvingLocalPath(request)
+            let resolved = request.isLocalFile ? try await self.resolvingLocalPath(request) : request
             try resolved.checkSize()
             try await self.requireClient().load(resolved.loadRequest, launching: self.launchSettings)
         }
@@ -72,7 +72,7 @@ extension Gateway {
     /// Adds a URL to the queue (or plays it when nothing is loaded).
     public func enqueue(_ request: CastRequest) async throws {
         try await reporting {
-            let resolved = try await self.resolvingLocalPath(request)
+            let resolved = request.isLocalFile ? try await self.resolvingLocalPath(request) : request
             try resolved.checkSize()
             try await self.requireClient().queueInsert([resolved.queueItem], launching: self.launchSettings)
         }
@@ -81,7 +81,7 @@ extension Gateway {
     /// A request for a local file (`/srv/media/a.mp4`) as the receiver can
     /// fetch it: the media server's URL, its content type and sidecar subtitles.
     func resolvingLocalPath(_ request: CastRequest) async throws -> CastRequest {
-        guard request.url.hasPrefix("/") else { return request }
+        guard request.isLocalFile else { return request }
         guard let mediaLocator else {
             throw GatewayError(.badArgument, "\(request.url) is a local file: local files need the media server; set [media] roots")
         }

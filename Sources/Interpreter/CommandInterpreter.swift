@@ -91,13 +91,7 @@ public struct CommandInterpreter: Sendable {
     /// before it (so a front end's commands keep their order), then runs.
     public func start(_ command: GatewayCommand) async -> PendingResult {
         if case .action(let action) = command, let scheduler, ActionScheduler.coalesces(action) {
-            let outcome = await scheduler.schedule(action)
-            return PendingResult {
-                switch await outcome.value() {
-                case .success: .success(CommandReply())
-                case .failure(let error): .failure(CommandError(failure: error))
-                }
-            }
+            return PendingResult(step: await scheduler.schedule(action)) { CommandError(failure: $0) }
         }
         await scheduler?.settle()
         do {
@@ -146,20 +140,20 @@ public struct CommandInterpreter: Sendable {
             await gateway.setLaunchCredentials(value.map { LaunchCredentials(credentials: $0) })
             return CommandReply([value == nil ? "ok: launch credentials cleared" : "ok: launch credentials set (not shown)"])
         case .checkout:
-            return CommandInterpreter.reply(kioskLines: try await requireKiosk().checkout())
+            return CommandReply(try await requireKiosk().checkout())
         case .playlist(let request):
             let kiosk = try requireKiosk()
-            let lines: [String]
+            let reply: KioskReply
             switch request {
-            case .show: lines = await kiosk.playlistStatus()
-            case .reload: lines = try await kiosk.reloadPlaylist()
-            case .start: lines = try await kiosk.startLoop()
-            case .stop: lines = try await kiosk.stopLoop()
-            case .next: lines = try await kiosk.skip(by: 1)
-            case .previous: lines = try await kiosk.skip(by: -1)
-            case .play(let item): lines = try await kiosk.play(item: item)
+            case .show: return CommandReply(await kiosk.playlistStatus())
+            case .reload: reply = try await kiosk.reloadPlaylist()
+            case .start: reply = try await kiosk.startLoop()
+            case .stop: reply = try await kiosk.stopLoop()
+            case .next: reply = try await kiosk.skip(by: 1)
+            case .previous: reply = try await kiosk.skip(by: -1)
+            case .play(let item): reply = try await kiosk.play(item: item)
             }
-            return CommandInterpreter.reply(kioskLines: lines)
+            return CommandReply(reply)
         case .logLevel(let level):
             Logger.level = level
             return CommandReply(["ok: log level \(level.name)"])
@@ -191,18 +185,18 @@ public struct CommandInterpreter: Sendable {
         return lines
     }
 
-    /// The kiosk answers in console lines (`KioskControl`), a partial failure
-    /// as trailing `error:` lines: those become the reply's problems.
-    static func reply(kioskLines lines: [String]) -> CommandReply {
-        let split = lines.firstIndex { $0.hasPrefix("error: ") } ?? lines.endIndex
-        return CommandReply(Array(lines[..<split]), problems: lines[split...].map { String($0.dropFirst("error: ".count)) })
-    }
-
     private func requireKiosk() throws(GatewayError) -> any KioskControl {
         guard let kiosk else {
             throw GatewayError(.unavailable, "no kiosk loop is configured: add a [kiosk] section with playlist, media or app-id")
         }
         return kiosk
+    }
+}
+
+extension CommandReply {
+    /// A kiosk command's typed answer: its lines, and each step that failed as a problem.
+    init(_ kiosk: KioskReply) {
+        self.init(kiosk.lines, problems: kiosk.problems.map(\.message))
     }
 }
 

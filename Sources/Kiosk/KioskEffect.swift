@@ -29,6 +29,6 @@ public enum KioskEffect: Sendable, Equatable {
     case cancelTimer(id: Int)
     case log(LogLevel, String)
     /// The answer to the command being handled.
-    case reply([String])
+    case reply(KioskReply)
     case refuse(GatewayError)
 }

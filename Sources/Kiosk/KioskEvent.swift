@@ -18,7 +18,7 @@ public enum KioskEvent: Sendable {
     case located(id: Int, urls: [Int: String])
     case command(KioskCommand)
     /// Checkout's steps on the gateway are done (`.clearGuest`): what worked and what did not.
-    case guestCleared(done: [String], failures: [String])
+    case guestCleared(done: [String], failures: [KioskProblem])
     /// TV standby was due, but no HDMI-CEC adapter is set up.
     case tvControlMissing
     /// A graceful stop: the position is saved.

@@ -31,7 +31,7 @@ extension KioskMachine {
     }
 
     /// The second half: the loop restarts from the first item (`start = boot`; otherwise it waits as at boot).
-    mutating func finishCheckout(done steps: [String], failures: [String]) {
+    mutating func finishCheckout(done steps: [String], failures: [KioskProblem]) {
         var done = steps
         state.epoch += 1
         state.playlist.rewind(shuffle: settings.shuffle, using: &state.generator)
@@ -58,7 +58,7 @@ extension KioskMachine {
         }
         saveNow(force: true, position: 0)
         log(.notice, "checkout: \(done.joined(separator: ", "))")
-        emit(.reply(["ok: checkout: " + done.joined(separator: ", ")] + failures.map { "error: \($0)" }))
+        emit(.reply(KioskReply(["ok: checkout: " + done.joined(separator: ", ")], problems: failures)))
         drive()
     }
 

@@ -5,12 +5,12 @@ extension KioskPlayer {
     /// Front-desk reset: stops any app on the TV (the guest's), forgets
     /// credentials typed at runtime, resets the volume, and restarts the loop
     /// from the first item (`start = boot`; otherwise it waits as at boot).
-    public func checkout() async throws -> [String] {
+    public func checkout() async throws -> KioskReply {
         try await answer(.checkout)
     }
 
     /// Re-reads the playlist; the current item carries on when it is still listed.
-    public func reloadPlaylist() async throws -> [String] {
+    public func reloadPlaylist() async throws -> KioskReply {
         guard settings.source != .none else {
             throw GatewayError(.badArgument, "no playlist is configured ([kiosk] playlist or media)")
         }
@@ -29,19 +29,19 @@ extension KioskPlayer {
         machine.status(at: instant, saveProblem: store.saveProblem)
     }
 
-    public func startLoop() async throws -> [String] {
+    public func startLoop() async throws -> KioskReply {
         try await answer(.startLoop)
     }
 
-    public func stopLoop() async throws -> [String] {
+    public func stopLoop() async throws -> KioskReply {
         try await answer(.stopLoop)
     }
 
-    public func skip(by offset: Int) async throws -> [String] {
+    public func skip(by offset: Int) async throws -> KioskReply {
         try await answer(.skip(by: offset))
     }
 
-    public func play(item: Int) async throws -> [String] {
+    public func play(item: Int) async throws -> KioskReply {
         try await answer(.play(item: item))
     }
 
@@ -50,8 +50,8 @@ extension KioskPlayer {
         await send(.command(.key(action)))
     }
 
-    private func answer(_ command: KioskCommand) async throws -> [String] {
-        guard let answer = await send(.command(command)) else { return [] }
+    private func answer(_ command: KioskCommand) async throws -> KioskReply {
+        guard let answer = await send(.command(command)) else { return KioskReply([]) }
         return try answer.get()
     }
 }

@@ -4,7 +4,7 @@ import SystemSupport
 
 extension KioskPlayer {
     /// Carries out one effect; returns the event with its outcome, if it has one.
-    func perform(_ effect: KioskEffect, answer: inout Result<[String], any Error>?) async -> KioskEvent? {
+    func perform(_ effect: KioskEffect, answer: inout Result<KioskReply, any Error>?) async -> KioskEvent? {
         switch effect {
         case .load(let id, let item, let startTime):
             return .loaded(id: id, await load(item, startTime: startTime))
@@ -54,8 +54,8 @@ extension KioskPlayer {
             }
         case .log(let level, let text):
             logger.log(level, text)
-        case .reply(let lines):
-            answer = .success(lines)
+        case .reply(let reply):
+            answer = .success(reply)
         case .refuse(let error):
             answer = .failure(error)
         }
@@ -101,7 +101,7 @@ extension KioskPlayer {
     /// forgets credentials typed at runtime, resets the volume.
     private func clearGuest(volume: Int) async -> KioskEvent {
         var done: [String] = []
-        var failures: [String] = []
+        var failures: [KioskProblem] = []
         // The gateway's own state: the machine's latest snapshot may lag a guest's launch.
         let current = await gateway.state
         if let appID = current.appID {
@@ -109,7 +109,7 @@ extension KioskPlayer {
                 try await gateway.perform(.stopApp)
                 done.append("stopped \(current.appName ?? appID)")
             } catch {
-                failures.append("could not stop \(current.appName ?? appID): \(error)")
+                failures.append(KioskProblem(.appNotStopped, "could not stop \(current.appName ?? appID): \(error)"))
             }
         }
         await gateway.forgetTypedCredentials()
@@ -118,7 +118,7 @@ extension KioskPlayer {
             try await gateway.perform(.setVolume(Double(volume) / 100))
             done.append("volume \(volume)%")
         } catch {
-            failures.append("could not set the volume to \(volume)%: \(error)")
+            failures.append(KioskProblem(.volumeNotSet, "could not set the volume to \(volume)%: \(error)"))
         }
         return .guestCleared(done: done, failures: failures)
     }

@@ -97,9 +97,9 @@ public actor KioskPlayer {
     /// Feeds `event`, carries out its effects in order, then feeds their
     /// outcomes the same way; returns a command's answer, if one was given.
     @discardableResult
-    func send(_ event: KioskEvent) async -> Result<[String], any Error>? {
+    func send(_ event: KioskEvent) async -> Result<KioskReply, any Error>? {
         var events = [event]
-        var answer: Result<[String], any Error>?
+        var answer: Result<KioskReply, any Error>?
         while !events.isEmpty {
             let effects = machine.handle(events.removeFirst(), at: instant)
             for effect in effects {

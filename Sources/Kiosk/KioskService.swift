@@ -72,12 +72,12 @@ public final class KioskHandle: KioskControl {
         return player
     }
 
-    public func checkout() async throws -> [String] { try await requirePlayer().checkout() }
-    public func reloadPlaylist() async throws -> [String] { try await requirePlayer().reloadPlaylist() }
-    public func startLoop() async throws -> [String] { try await requirePlayer().startLoop() }
-    public func stopLoop() async throws -> [String] { try await requirePlayer().stopLoop() }
-    public func skip(by offset: Int) async throws -> [String] { try await requirePlayer().skip(by: offset) }
-    public func play(item: Int) async throws -> [String] { try await requirePlayer().play(item: item) }
+    public func checkout() async throws -> KioskReply { try await requirePlayer().checkout() }
+    public func reloadPlaylist() async throws -> KioskReply { try await requirePlayer().reloadPlaylist() }
+    public func startLoop() async throws -> KioskReply { try await requirePlayer().startLoop() }
+    public func stopLoop() async throws -> KioskReply { try await requirePlayer().stopLoop() }
+    public func skip(by offset: Int) async throws -> KioskReply { try await requirePlayer().skip(by: offset) }
+    public func play(item: Int) async throws -> KioskReply { try await requirePlayer().play(item: item) }
 
     public func playlistStatus() async -> [String] {
         guard let player else { return ["playlist: the kiosk is not running (no [kiosk] section)"] }

@@ -1,4 +1,5 @@
 import CastProtocol
+import Commands
 import Foundation
 import GatewayCore
 import GatewayModel
@@ -78,6 +79,8 @@ final class KioskDaemonTests: XCTestCase {
         XCTAssertTrue(spa, "\(loads())")
         let tooFar = await interpreter.run("playlist play 9")
         XCTAssertEqual(tooFar, ["error: no item 9: the playlist has 3 (see 'playlist')"])
+        let typed = await interpreter.execute(.playlist(.play(9)))
+        XCTAssertEqual(typed, .failure(CommandError(.badArgument, "no item 9: the playlist has 3 (see 'playlist')")), "a failure with its code, not a line")
 
         // The section changes: the player restarts and resumes the same item.
         try write(config(volume: 40), to: "gateway.conf")

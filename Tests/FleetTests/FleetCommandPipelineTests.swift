@@ -37,22 +37,29 @@ final class FleetCommandPipelineTests: XCTestCase {
         }
     }
 
-    func testACommandIsReadOnceAndAWaitingReplyDoesNotHoldTheNextCommandBack() async {
+    /// The service on the fake client, running and connected to the broker; the test cancels the task.
+    private func connectedService(_ handler: GatedHandler) async
+        -> (client: FakeMQTTClient, states: AsyncStream<GatewayState>.Continuation, task: Task<Void, any Error>) {
         let clock = ManualTimeSource()
         let client = FakeMQTTClient()
-        let handler = GatedHandler()
         let settings = FleetSettings(broker: .init(host: "127.0.0.1", port: 1883, tls: false), room: "r1", haDiscovery: false)
         let (states, feed) = AsyncStream.makeStream(of: GatewayState.self)
         let service = FleetService(settings: settings, handler: handler, states: { states },
                                    extras: FleetStatusExtras(version: "1.0", startedAt: clock.now), timeSource: clock,
                                    makeClient: { _ in client })
         let task = Task { try await service.run() }
-        defer { task.cancel() }
         let connecting = await eventually { client.connectCalls == 1 }
         XCTAssertTrue(connecting)
         client.emit(.connected(sessionPresent: false))
         let up = await eventually { service.status.connected }
         XCTAssertTrue(up)
+        return (client, feed, task)
+    }
+
+    func testACommandIsReadOnceAndAWaitingReplyDoesNotHoldTheNextCommandBack() async {
+        let handler = GatedHandler()
+        let (client, feed, task) = await connectedService(handler)
+        defer { task.cancel() }
 
         // The receiver is away: the commands are held (read once, not again when they run).
         var away = GatewayState()
@@ -84,5 +91,29 @@ final class FleetCommandPipelineTests: XCTestCase {
         XCTAssertEqual(handler.prepared.withLock { $0 }, ["slow", "fast", "status"], "each command is read once, when it arrives")
         task.cancel()
         _ = try? await task.value
+    }
+
+    /// The tasks that await replies publish them, but never after the goodbye:
+    /// a reply that comes once the DISCONNECT is out is dropped.
+    func testAReplyThatComesAfterTheGoodbyeIsNotPublished() async {
+        let handler = GatedHandler()
+        let (client, feed, task) = await connectedService(handler)
+        defer { task.cancel() }
+        var linked = GatewayState()
+        linked.link = .connected
+        feed.yield(linked)
+        let shown = await eventually { client.published(on: "castgw/r1/state").count == 1 }
+        XCTAssertTrue(shown)
+        client.emit(.message(MQTTMessage(topic: "castgw/r1/cmd", text: #"{"id":"a","command":"slow"}"#)))
+        client.emit(.message(MQTTMessage(topic: "castgw/r1/cmd", text: #"{"id":"q","command":"status"}"#)))
+        let waiting = await eventually { handler.waiting && client.published(on: "castgw/r1/reply").count == 1 }
+        XCTAssertTrue(waiting, "'slow' waits for its answer, the query is answered")
+        task.cancel()
+        let goodbye = await eventually { client.goodbye.count == 1 }
+        XCTAssertTrue(goodbye)
+        handler.release()
+        _ = try? await task.value
+        XCTAssertEqual(client.published(on: "castgw/r1/reply").map(\.text), [#"{"id":"q","ok":true,"lines":["ok: status"]}"#],
+                       "the reply to 'slow' came after the goodbye")
     }
 }

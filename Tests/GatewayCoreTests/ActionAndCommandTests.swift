@@ -54,11 +54,20 @@ final class ActionAndCommandTests: XCTestCase {
         }
     }
 
-    /// The kiosk answers in console lines; its trailing `error:` lines are the parts that failed.
-    func testKioskLinesBecomeAReplyWithProblems() {
-        XCTAssertEqual(CommandInterpreter.reply(kioskLines: ["ok: checkout: stopped App 0F0F0F0F", "error: could not set the volume to 25%: x"]),
-                       CommandReply(["ok: checkout: stopped App 0F0F0F0F"], problems: ["could not set the volume to 25%: x"]))
-        XCTAssertEqual(CommandInterpreter.reply(kioskLines: ["item 2 of 3"]), CommandReply(["item 2 of 3"]))
+    /// The kiosk answers typed: the steps that failed are problems, a refusal is a
+    /// failure with its code, and a line is only ever a line (no text is judged).
+    func testKioskAnswersBecomeTypedResults() async {
+        let gateway = Gateway(settings: GatewaySettings(), connector: { _, _ in throw CancellationError() })
+        let kiosk = ScriptedKiosk()
+        let interpreter = CommandInterpreter(gateway: gateway, version: "1", kiosk: kiosk)
+        let checkout = await interpreter.execute(.checkout)
+        XCTAssertEqual(checkout, .success(CommandReply(["ok: checkout: stopped App 0F0F0F0F"], problems: ["could not set the volume to 25%: x"])))
+        XCTAssertFalse(checkout.succeededEntirely)
+        let refused = await interpreter.execute(.playlist(.play(9)))
+        XCTAssertEqual(refused, .failure(CommandError(.badArgument, "no item 9: the playlist has 3 (see 'playlist')")))
+        let text = await interpreter.execute(.playlist(.next))
+        XCTAssertEqual(text, .success(CommandReply(["error: only a title that reads like an error"])))
+        XCTAssertTrue(text.succeededEntirely, "a line that starts with 'error:' is not a failure")
     }
 
     func testStatusLine() {
@@ -96,6 +105,22 @@ final class ActionAndCommandTests: XCTestCase {
         XCTAssertEqual(CastRequest.guessContentType("http://h/a.MP3"), "audio/mpeg")
         XCTAssertEqual(CastRequest.guessContentType("http://h/unknown"), "video/mp4")
     }
+}
+
+/// A kiosk whose answers are fixed, for the interpreter's side of the seam.
+private struct ScriptedKiosk: KioskControl {
+    func checkout() async throws -> KioskReply {
+        KioskReply(["ok: checkout: stopped App 0F0F0F0F"], problems: [KioskProblem(.volumeNotSet, "could not set the volume to 25%: x")])
+    }
+    func reloadPlaylist() async throws -> KioskReply { ["ok: playlist reloaded: 3 items, from the first item"] }
+    func playlistStatus() async -> [String] { ["now: playing item 1/3"] }
+    func startLoop() async throws -> KioskReply { ["ok: loop started"] }
+    func stopLoop() async throws -> KioskReply { ["ok: loop stopped ('playlist start' resumes it)"] }
+    func skip(by offset: Int) async throws -> KioskReply { ["error: only a title that reads like an error"] }
+    func play(item: Int) async throws -> KioskReply {
+        throw GatewayError(.badArgument, "no item \(item): the playlist has 3 (see 'playlist')")
+    }
+    func keyPressed(_ action: Action?) async {}
 }
 
 final class StatusAnnouncerTests: XCTestCase {

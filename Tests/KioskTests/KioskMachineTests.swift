@@ -227,8 +227,9 @@ final class KioskMachineTests: XCTestCase {
         XCTAssertEqual(kiosk.loads.last?.source, one)
         XCTAssertEqual(kiosk.loads.last?.startTime, 0)
         XCTAssertEqual(kiosk.saves.last, KioskSavedState(itemIndex: 0, source: one, position: 0))
-        let failed = kiosk.send(.command(.checkout)) + kiosk.send(.guestCleared(done: ["typed credentials cleared"], failures: ["could not set the volume to 25%: no"]))
-        XCTAssertEqual(replies(failed), [.reply(["ok: checkout: typed credentials cleared, loop restarted from item 1", "error: could not set the volume to 25%: no"])])
+        let volumeNotSet = KioskProblem(.volumeNotSet, "could not set the volume to 25%: no")
+        let failed = kiosk.send(.command(.checkout)) + kiosk.send(.guestCleared(done: ["typed credentials cleared"], failures: [volumeNotSet]))
+        XCTAssertEqual(replies(failed), [.reply(KioskReply(["ok: checkout: typed credentials cleared, loop restarted from item 1"], problems: [volumeNotSet]))])
     }
 
     func testAReloadedPlaylistKeepsTheCurrentItemOrStartsOver() {

@@ -124,7 +124,9 @@ final class KioskPlayerTests: XCTestCase {
         }
         XCTAssertTrue(guest)
 
-        let lines = try await harness.player?.checkout() ?? []
+        let reply = try await harness.player?.checkout() ?? []
+        XCTAssertEqual(reply.problems, [], "every step worked")
+        let lines = reply.lines
         XCTAssertEqual(lines.count, 1, "\(lines)")
         XCTAssertTrue(lines.first?.hasPrefix("ok: checkout: stopped App 0F0F0F0F, typed credentials cleared, volume 25%, loop restarted from item 1") ?? false,
                       "\(lines)")

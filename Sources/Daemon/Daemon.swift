@@ -10,6 +10,7 @@ import GatewayCore
 import GatewayModel
 import Interpreter
 import Kiosk
+import MediaServer
 import RemoteInput
 import ServiceLifecycle
 import StatusOutput
@@ -94,6 +95,14 @@ public final class Daemon: Sendable {
         let remote = self.remote
         return CommandInterpreter(gateway: gateway, version: version, keys: remote, recentKeys: { remote.recentKeys }, kiosk: kiosk,
                                   scheduler: scheduler, context: context)
+    }
+
+    /// Loads the libraries of the parts the settings turn on whose first use
+    /// is timed: [media]'s first listen races the Cast connection (a kiosk
+    /// asks for its URLs when it connects), so libmicrohttpd loads before the
+    /// services start, as it did when it was linked. Others load as they run.
+    public func loadLibraries() async {
+        if settings.current.media.server != nil { await MediaServer.preload() }
     }
 
     /// The daemon's services in one group: a failing one is shown in the

@@ -1,3 +1,4 @@
+import Dispatch
 import GatewayModel
 import ServiceLifecycle
 import Synchronization
@@ -69,7 +70,10 @@ public final class DeviceDiscovery: Service, Sendable {
         guard !Task.isCancelled else { return }
         let browser: AvahiBrowser
         do {
-            browser = try AvahiBrowser()
+            // Off the cooperative pool: the first one loads avahi-client (dlopen reads files).
+            browser = try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(with: Result { try AvahiBrowser() }) }
+            }
         } catch {
             // Shown as discovery's problem (status, 'devices', 'discover'), once.
             logger.error("mDNS discovery is not available: \(error)")

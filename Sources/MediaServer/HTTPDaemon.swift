@@ -21,11 +21,7 @@ final class HTTPDaemon: @unchecked Sendable {
 
     /// Starts listening on `address` (port 0: any free port).
     init(address: ListenAddress, handler: MediaRequestHandler, limits: ConnectionLimits, receiver: String?) throws {
-        // Loaded on first use: a gateway without [media] never maps it (nor GnuTLS behind it).
-        var loadError = [CChar](repeating: 0, count: 320)
-        guard cg_mhd_load(&loadError, loadError.count) == 1 else {
-            throw MediaServerError(.library, "\(String(nullTerminated: loadError)) or remove [media]")
-        }
+        try HTTPDaemon.loadLibrary()
         let admission = ConnectionAdmission(othersLimit: limits.othersLimit, headDeadlineSeconds: limits.headDeadlineSeconds,
                                             port: address.port)
         admission.setReceiver(receiver)
@@ -55,6 +51,15 @@ final class HTTPDaemon: @unchecked Sendable {
         self.admission = admission
         let fd = cg_mhd_listen_fd(started)
         self.address = (fd >= 0 ? ListenAddress.local(of: fd) : nil) ?? address
+    }
+
+    /// Loads libmicrohttpd on first use: a gateway without [media] never maps
+    /// it (nor GnuTLS behind it). Blocks (it reads files): not on the cooperative pool.
+    static func loadLibrary() throws(MediaServerError) {
+        var text = [CChar](repeating: 0, count: 320)
+        guard cg_mhd_load(&text, text.count) == 1 else {
+            throw MediaServerError(.library, "\(String(nullTerminated: text)) or remove [media]")
+        }
     }
 
     /// Closes the listening socket and every connection, joins MHD's thread.

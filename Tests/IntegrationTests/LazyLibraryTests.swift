@@ -24,20 +24,11 @@ final class LazyLibraryTests: XCTestCase {
         return found
     }
 
-    private func startDaemon(_ directory: URL, config: String) throws -> ManagedProcess {
-        let path = directory.appendingPathComponent("gateway.conf")
-        try config.write(to: path, atomically: true, encoding: .utf8)
-        let daemon = try ManagedProcess(BuildProducts.path("cast-gateway"), ["run", "--config", path.path])
-        addTeardownBlock { daemon.stop() }
-        XCTAssertNotNil(daemon.waitForLine(containing: "* IDLE"), "daemon did not connect: \(daemon.allOutput)")
-        return daemon
-    }
-
     func testAMinimalGatewayMapsNoOptionalLibrary() throws {
         let directory = try temporaryDirectory(self)
         let simulator = try SimulatorProcess(directory: directory)
         defer { simulator.stop() }
-        let daemon = try startDaemon(directory, config: "[device]\nhost = \(simulator.device)\n[console]\ndevice = none\n[log]\nlevel = info\n")
+        let daemon = try startGatewayDaemon(self, in: directory, config: "[device]\nhost = \(simulator.device)\n[console]\ndevice = none\n[log]\nlevel = info\n")
         XCTAssertEqual(try mapped(daemon.pid, Self.optional), [], "loaded although no part needs them")
         daemon.stop()
         XCTAssertFalse(daemon.isRunning)
@@ -50,7 +41,7 @@ final class LazyLibraryTests: XCTestCase {
         let simulator = try SimulatorProcess(directory: directory)
         defer { simulator.stop() }
         // No broker listens on port 1: the library loads before the connection is refused.
-        let daemon = try startDaemon(directory, config: """
+        let daemon = try startGatewayDaemon(self, in: directory, config: """
             [device]
             host = \(simulator.device)
             [console]

@@ -40,25 +40,39 @@ void cg_library_not_loaded(const struct cg_library *library, const char *symbol)
 
 /* A shim lists its library's functions once, as
  *   #define CG_FOO_FUNCTIONS(F, V) F(int, foo_open, (const char *path), (path)) V(foo_close, (struct foo *f), (f))
- * (F returns a value, V returns void); these turn the list into the
- * wrappers' declarations (header), and the table, symbol list and wrappers
- * (the .c file, with CG_TABLE and CG_LIBRARY_VARIABLE naming its statics).
- * A wrapper is cg_<function> with the library's own signature. */
+ * (F returns a value, V returns void; a function only the shim's C calls,
+ * variadic ones among them, may leave out all but its name). These turn the
+ * list into the wrappers' declarations (header: CG_DECLARE), and in the .c
+ * file (one library each) the table `cg_table`, the library `cg_loaded` and
+ * the wrappers (CG_LIBRARY_TABLE, CG_WRAPPER; CG_SHIM makes all three and the
+ * load function). A wrapper is cg_<function> with the library's own signature. */
 #define CG_DECLARE(ret, name, params, args) ret cg_##name params;
 #define CG_DECLARE_VOID(name, params, args) void cg_##name params;
 #define CG_SLOT(ret, name, params, args) __typeof__(name) *name;
 #define CG_SLOT_VOID(name, params, args) __typeof__(name) *name;
-#define CG_SYMBOL(ret, name, params, args) { #name, (void **)&CG_TABLE.name },
-#define CG_SYMBOL_VOID(name, params, args) { #name, (void **)&CG_TABLE.name },
+#define CG_SYMBOL(ret, name, params, args) { #name, (void **)&cg_table.name },
+#define CG_SYMBOL_VOID(name, params, args) { #name, (void **)&cg_table.name },
+#define CG_LIBRARY_TABLE(soname, package, LIST)                                                \
+    static struct {                                                                            \
+        LIST(CG_SLOT, CG_SLOT_VOID)                                                            \
+    } cg_table;                                                                                \
+    static const struct cg_symbol cg_symbols[] = {LIST(CG_SYMBOL, CG_SYMBOL_VOID)};            \
+    static struct cg_library cg_loaded = CG_LIBRARY(soname, package, cg_symbols);
 #define CG_WRAPPER(ret, name, params, args)                                                    \
     ret cg_##name params {                                                                     \
-        if (!CG_TABLE.name) cg_library_not_loaded(&CG_LIBRARY_VARIABLE, #name);                \
-        return CG_TABLE.name args;                                                             \
+        if (!cg_table.name) cg_library_not_loaded(&cg_loaded, #name);                          \
+        return cg_table.name args;                                                             \
     }
 #define CG_WRAPPER_VOID(name, params, args)                                                    \
     void cg_##name params {                                                                    \
-        if (!CG_TABLE.name) cg_library_not_loaded(&CG_LIBRARY_VARIABLE, #name);                \
-        CG_TABLE.name args;                                                                    \
+        if (!cg_table.name) cg_library_not_loaded(&cg_loaded, #name);                          \
+        cg_table.name args;                                                                    \
     }
+#define CG_SHIM(load_function, soname, package, LIST)                                          \
+    CG_LIBRARY_TABLE(soname, package, LIST)                                                    \
+    int load_function(char *error, size_t error_size) {                                        \
+        return cg_library_load(&cg_loaded, error, error_size);                                 \
+    }                                                                                          \
+    LIST(CG_WRAPPER, CG_WRAPPER_VOID)
 
 #endif

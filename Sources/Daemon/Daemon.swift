@@ -163,8 +163,10 @@ public final class Daemon: Sendable {
             },
             ReconfigurableService(name: "mqtt", settings: settings, part: { FleetPart(settings: $0) }) { part in
                 part.fleet.map { fleet in
+                    // Home Assistant's device select offers the discovered devices.
+                    if fleet.haDiscovery { gateway.wantDiscovery() }
                     // From the MQTT client's queue into the gateway's actor, in order.
-                    ReportingService(cleared: nil, consume: { problem in await gateway.setServiceProblem(problem, for: "mqtt") }) { report in
+                    return ReportingService(cleared: nil, consume: { problem in await gateway.setServiceProblem(problem, for: "mqtt") }) { report in
                         FleetService(settings: fleet, handler: FleetCommands(interpreter: interpreter), states: { gateway.states() },
                                      extras: FleetStatusExtras(version: version, startedAt: startedAt), timeSource: timeSource,
                                      onStatusChange: { status in report(status.problem.map { "mqtt: \($0)" }) },

@@ -116,7 +116,7 @@ public actor Gateway {
     }
 
     /// Why a device query finds nothing: discovery only starts now.
-    public static let discoveryStarting = "mDNS discovery starts now (the device is a fixed [device] host, so it was off); ask again in a few seconds"
+    public static let discoveryStarting = "mDNS discovery starts now: the device is a fixed [device] host, so it was off; ask again in a few seconds"
 
     /// Stops the client; the app on the device keeps running. A later
     /// `start()` connects again (the session service restarted after a failure).

@@ -74,7 +74,7 @@ let package = Package(
         // are static inline in COpenSSL/shim.h. Each links only its library.
         // libcec, libmicrohttpd, libmosquitto and avahi-client are loaded with
         // dlopen when their part first runs, so each stays optional.
-        .target(name: "CLibraryLoader", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CLibraryLoader"),  // dlopen is in libc (glibc 2.34 and later: bookworm, trixie)
         .target(name: "CCecLoader", dependencies: ["CLibraryLoader"]),
         .target(name: "CGPIODShim", dependencies: ["CGPIOD"]),
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD", "CLibraryLoader"]),

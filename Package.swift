@@ -13,10 +13,12 @@
 //   Daemon ties them together
 // C modules, one per library; a Swift module depends only on those it calls:
 //   COpenSSL (libssl, libcrypto; macro wrappers static inline) <- TLS, DeviceAuth
-//   CCecLoader (libcec, dlopen'ed at run time, so optional)     <- RemoteInput
 //   CGPIOD <- CGPIODShim (libgpiod 1.x and 2.x)                 <- StatusOutput
+// The optional libraries are dlopen'ed when their part first runs, through
+// one loader (CLibraryLoader); the executables do not link them:
+//   CCecLoader (libcec)                                         <- RemoteInput
 //   CMicroHTTPD <- CMicroHTTPDShim (variadic calls, the logger) <- MediaServer
-//   CMosquitto <- Fleet;  CAvahi <- Discovery
+//   CMosquitto <- CMosquittoShim <- Fleet;  CAvahi <- CAvahiShim <- Discovery
 //   CCurl (static inline wrappers) <- CurlMediaProbe (the simulator's tool only)
 import PackageDescription
 
@@ -38,8 +40,8 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
-        // Not through pkg-config: its -D_REENTRANT cflag makes SwiftPM warn on
-        // every build. The module map names the libraries.
+        // Headers only: the library is loaded at run time (CAvahiShim), so
+        // neither pkg-config (whose -D_REENTRANT makes SwiftPM warn) nor a link.
         .systemLibrary(
             name: "CAvahi",
             providers: [.apt(["libavahi-client-dev"])]
@@ -49,14 +51,14 @@ let package = Package(
             pkgConfig: "libgpiod",
             providers: [.apt(["libgpiod-dev"])]
         ),
+        // Headers only, as CAvahi (CMosquittoShim loads it).
         .systemLibrary(
             name: "CMosquitto",
-            pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
+        // Headers only, as CAvahi (CMicroHTTPDShim loads it).
         .systemLibrary(
             name: "CMicroHTTPD",
-            pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         // Only the simulator's media fetcher uses libcurl; its variadic
@@ -70,10 +72,14 @@ let package = Package(
         // One small C target beside each library whose API Swift cannot call
         // directly (variadic functions, shared state); OpenSSL's macro wrappers
         // are static inline in COpenSSL/shim.h. Each links only its library.
-        // libcec is loaded with dlopen at run time, so it stays optional.
-        .target(name: "CCecLoader"),
+        // libcec, libmicrohttpd, libmosquitto and avahi-client are loaded with
+        // dlopen when their part first runs, so each stays optional.
+        .target(name: "CLibraryLoader"),  // dlopen is in libc (glibc 2.34 and later: bookworm, trixie)
+        .target(name: "CCecLoader", dependencies: ["CLibraryLoader"]),
         .target(name: "CGPIODShim", dependencies: ["CGPIOD"]),
-        .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
+        .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD", "CLibraryLoader"]),
+        .target(name: "CMosquittoShim", dependencies: ["CMosquitto", "CLibraryLoader"]),
+        .target(name: "CAvahiShim", dependencies: ["CAvahi", "CLibraryLoader"]),
 
         // MARK: Pure values and platform support
         .target(name: "JSON"),
@@ -89,10 +95,10 @@ let package = Package(
         .target(name: "TLS", dependencies: ["COpenSSL", "SystemSupport"]),
         .target(name: "CastClient", dependencies: ["JSON", "CastProtocol", "SystemSupport"]),
         .target(name: "DeviceAuth", dependencies: ["COpenSSL", "CastProtocol", "SystemSupport"]),
-        .target(name: "Discovery", dependencies: ["CAvahi", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]),
+        .target(name: "Discovery", dependencies: ["CAvahi", "CAvahiShim", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]),
         .target(name: "RemoteInput", dependencies: ["Commands", "CCecLoader", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]),
         .target(name: "StatusOutput", dependencies: ["Commands", "JSON", "CGPIODShim", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]),
-        .target(name: "Fleet", dependencies: ["JSON", "CMosquitto", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]),
+        .target(name: "Fleet", dependencies: ["JSON", "CMosquitto", "CMosquittoShim", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]),
         .target(name: "MediaServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShim", "SystemSupport", "Configuration", "ServiceLifecycle"]),
 
         // MARK: Core and tools
@@ -150,7 +156,7 @@ let package = Package(
         ),
         .testTarget(name: "CommandsTests", dependencies: ["Commands", "GatewayModel", "SystemSupport", "TestSupport"]),
         .testTarget(name: "CastProtocolTests", dependencies: ["JSON", "CastProtocol", "TestSupport"]),
-        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport", "ServiceLifecycle"]),
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport", "ServiceLifecycle", "CLibraryLoader"]),
         .testTarget(
             name: "DaemonTests",
             dependencies: ["Interpreter", "Commands", "JSON", "Daemon", "Discovery", "Fleet", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "Kiosk", "ReceiverSimulator",

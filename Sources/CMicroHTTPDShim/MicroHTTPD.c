@@ -1,10 +1,34 @@
 /* libmicrohttpd glue: MHD_start_daemon and MHD_get_daemon_info are variadic,
- * and the logger receives a va_list; Swift can call neither. */
+ * and the logger receives a va_list; Swift can call neither. The library is
+ * loaded at run time; these call it through the table. */
 #include "CMicroHTTPDShim.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <netinet/in.h>
+
+/* The wrapped functions and those only this file calls (variadic ones among them). */
+#define CG_MHD_ALL(F, V)                              \
+    CG_MHD_FUNCTIONS(F, V)                            \
+    F(, MHD_start_daemon, , )                         \
+    F(, MHD_get_daemon_info, , )                      \
+    F(, MHD_get_connection_info, , )                  \
+    F(, MHD_lookup_connection_value, , )              \
+    F(, MHD_create_response_from_buffer, , )
+
+/* The soname is .12 in both 0.9.7x and 1.0.x; trixie's package has the t64 suffix. */
+#if MHD_VERSION >= 0x01000000
+#define MHD_PACKAGE "libmicrohttpd12t64"
+#else
+#define MHD_PACKAGE "libmicrohttpd12"
+#endif
+CG_LIBRARY_TABLE("libmicrohttpd.so.12", MHD_PACKAGE, CG_MHD_ALL)
+
+int cg_mhd_load(char *error, size_t error_size) {
+    return cg_library_load(&cg_loaded, error, error_size);
+}
+
+CG_MHD_FUNCTIONS(CG_WRAPPER, CG_WRAPPER_VOID)
 
 struct cg_mhd_logger {
     cg_mhd_log_function function;
@@ -36,6 +60,7 @@ struct MHD_Daemon *cg_mhd_start(const struct sockaddr *address, int ipv6, MHD_Ac
                                 void *handler_context, const struct cg_mhd_limits *limits,
                                 MHD_AcceptPolicyCallback admit, MHD_NotifyConnectionCallback notify,
                                 void *admission_context, cg_mhd_log_function log, void *log_context) {
+    if (!cg_table.MHD_start_daemon) cg_library_not_loaded(&cg_loaded, "MHD_start_daemon");
     shared_logger.function = log;
     shared_logger.context = log_context;
     unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
@@ -44,7 +69,7 @@ struct MHD_Daemon *cg_mhd_start(const struct sockaddr *address, int ipv6, MHD_Ac
     uint16_t port = 0;
     if (address->sa_family == AF_INET) port = ntohs(((const struct sockaddr_in *)address)->sin_port);
     else if (address->sa_family == AF_INET6) port = ntohs(((const struct sockaddr_in6 *)address)->sin6_port);
-    return MHD_start_daemon(flags, port, admit, admission_context, handler, handler_context,
+    return cg_table.MHD_start_daemon(flags, port, admit, admission_context, handler, handler_context,
                             MHD_OPTION_NOTIFY_CONNECTION, notify, admission_context,
                             MHD_OPTION_EXTERNAL_LOGGER, forward_log, &shared_logger,
                             MHD_OPTION_SOCK_ADDR, address,
@@ -58,17 +83,17 @@ struct MHD_Daemon *cg_mhd_start(const struct sockaddr *address, int ipv6, MHD_Ac
 }
 
 int cg_mhd_listen_fd(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_LISTEN_FD);
+    const union MHD_DaemonInfo *info = cg_table.MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_LISTEN_FD);
     return info ? (int)info->listen_fd : -1;
 }
 
 const struct sockaddr *cg_mhd_client_address(struct MHD_Connection *connection) {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const union MHD_ConnectionInfo *info = cg_table.MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info ? info->client_addr : NULL;
 }
 
 int cg_mhd_connection_fd(struct MHD_Connection *connection) {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const union MHD_ConnectionInfo *info = cg_table.MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info ? (int)info->connect_fd : -1;
 }
 
@@ -85,10 +110,10 @@ int cg_mhd_connection_started(enum MHD_ConnectionNotificationCode code) {
 }
 
 const char *cg_mhd_request_header(struct MHD_Connection *connection, const char *name) {
-    return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
+    return cg_table.MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
 }
 
 struct MHD_Response *cg_mhd_response_copy(const void *data, size_t size) {
-    if (size == 0) return MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
-    return MHD_create_response_from_buffer(size, (void *)data, MHD_RESPMEM_MUST_COPY);
+    if (size == 0) return cg_table.MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    return cg_table.MHD_create_response_from_buffer(size, (void *)data, MHD_RESPMEM_MUST_COPY);
 }

@@ -10,6 +10,7 @@ import GatewayCore
 import GatewayModel
 import Interpreter
 import Kiosk
+import MediaServer
 import RemoteInput
 import ServiceLifecycle
 import StatusOutput
@@ -96,6 +97,14 @@ public final class Daemon: Sendable {
                                   scheduler: scheduler, context: context)
     }
 
+    /// Loads the libraries of the parts the settings turn on whose first use
+    /// is timed: [media]'s first listen races the Cast connection (a kiosk
+    /// asks for its URLs when it connects), so libmicrohttpd loads before the
+    /// services start, as it did when it was linked. Others load as they run.
+    public func loadLibraries() async {
+        if settings.current.media.server != nil { await MediaServer.preload() }
+    }
+
     /// The daemon's services in one group: a failing one is shown in the
     /// gateway's state (`status`, the error LED, MQTT) until it recovers.
     public func serviceGroup(discovery: DeviceDiscovery?, reloadSignals: [Int32] = [SIGHUP], watchdog: Duration? = nil) -> ServiceGroup {
@@ -154,8 +163,10 @@ public final class Daemon: Sendable {
             },
             ReconfigurableService(name: "mqtt", settings: settings, part: { FleetPart(settings: $0) }) { part in
                 part.fleet.map { fleet in
+                    // Home Assistant's device select offers the discovered devices.
+                    if fleet.haDiscovery { gateway.wantDiscovery() }
                     // From the MQTT client's queue into the gateway's actor, in order.
-                    ReportingService(cleared: nil, consume: { problem in await gateway.setServiceProblem(problem, for: "mqtt") }) { report in
+                    return ReportingService(cleared: nil, consume: { problem in await gateway.setServiceProblem(problem, for: "mqtt") }) { report in
                         FleetService(settings: fleet, handler: FleetCommands(interpreter: interpreter), states: { gateway.states() },
                                      extras: FleetStatusExtras(version: version, startedAt: startedAt), timeSource: timeSource,
                                      onStatusChange: { status in report(status.problem.map { "mqtt: \($0)" }) },

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CAvahi
+import CAvahiShim
 import SystemSupport
 
 /// Browses `_googlecast._tcp` through avahi-daemon and reports resolved
@@ -50,7 +51,7 @@ public final class AvahiBrowser: AvahiClientOwner, @unchecked Sendable {
         assertPollLockHeld()
         releaseObjects()
         continuation.yield(.resynchronizing)
-        browser = avahi_service_browser_new(
+        browser = cg_avahi_service_browser_new(
             client, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC), serviceType, nil, AvahiLookupFlags(rawValue: 0),
             { _, interface, protocolFamily, event, name, type, domain, _, userdata in
                 guard let userdata else { return }
@@ -58,15 +59,15 @@ public final class AvahiBrowser: AvahiClientOwner, @unchecked Sendable {
                 browser.onPollThread { browser.browserEvent(interface, protocolFamily, event, name, type, domain) }
             }, Unmanaged.passUnretained(self).toOpaque())
         if browser == nil {
-            report("cannot browse \(serviceType): \(String(cString: avahi_strerror(avahi_client_errno(client))))")
+            report("cannot browse \(serviceType): \(String(cString: cg_avahi_strerror(cg_avahi_client_errno(client))))")
         }
     }
 
     override func releaseObjects() {
         assertPollLockHeld()
-        for resolver in resolvers.values { avahi_service_resolver_free(resolver) }
+        for resolver in resolvers.values { cg_avahi_service_resolver_free(resolver) }
         resolvers.removeAll()
-        if let browser { avahi_service_browser_free(browser) }
+        if let browser { cg_avahi_service_browser_free(browser) }
         browser = nil
     }
 
@@ -82,7 +83,7 @@ public final class AvahiBrowser: AvahiClientOwner, @unchecked Sendable {
             guard let name, let type, let domain, let client else { return }
             let key = AvahiBrowser.key(String(cString: name), interface, protocolFamily)
             guard resolvers[key] == nil else { return }
-            let resolver = avahi_service_resolver_new(
+            let resolver = cg_avahi_service_resolver_new(
                 client, interface, protocolFamily, name, type, domain, protocolFamily, AvahiLookupFlags(rawValue: 0),
                 { resolver, interface, protocolFamily, event, name, _, _, _, address, port, txt, _, userdata in
                     guard let userdata else { return }
@@ -96,13 +97,13 @@ public final class AvahiBrowser: AvahiClientOwner, @unchecked Sendable {
             guard let name else { return }
             let serviceName = String(cString: name)
             if let resolver = resolvers.removeValue(forKey: AvahiBrowser.key(serviceName, interface, protocolFamily)) {
-                avahi_service_resolver_free(resolver)
+                cg_avahi_service_resolver_free(resolver)
             }
             continuation.yield(.removed(serviceName: serviceName, interface: interface, protocolFamily: protocolFamily))
         case AVAHI_BROWSER_ALL_FOR_NOW:
             continuation.yield(.synchronized)
         case AVAHI_BROWSER_FAILURE:
-            let reason = client.map { String(cString: avahi_strerror(avahi_client_errno($0))) } ?? "unknown"
+            let reason = client.map { String(cString: cg_avahi_strerror(cg_avahi_client_errno($0))) } ?? "unknown"
             report("browsing \(serviceType) failed: \(reason)")
         default:
             break
@@ -119,7 +120,7 @@ public final class AvahiBrowser: AvahiClientOwner, @unchecked Sendable {
             return
         }
         var buffer = [CChar](repeating: 0, count: 64)
-        avahi_address_snprint(&buffer, buffer.count, address)
+        cg_avahi_address_snprint(&buffer, buffer.count, address)
         var host = String(nullTerminated: buffer)
         if host.lowercased().hasPrefix("fe80"), interface > 0 {
             var interfaceName = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
@@ -128,11 +129,11 @@ public final class AvahiBrowser: AvahiClientOwner, @unchecked Sendable {
         var entries: [String] = []
         var item = txt
         while let current = item {
-            let size = avahi_string_list_get_size(current)
-            if let text = avahi_string_list_get_text(current) {
+            let size = cg_avahi_string_list_get_size(current)
+            if let text = cg_avahi_string_list_get_text(current) {
                 entries.append(String(decoding: UnsafeBufferPointer(start: text, count: size), as: UTF8.self))
             }
-            item = avahi_string_list_get_next(current)
+            item = cg_avahi_string_list_get_next(current)
         }
         continuation.yield(.resolved(ResolvedService(
             serviceName: serviceName, interface: interface, protocolFamily: protocolFamily, host: host, port: port,

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CAvahi
+import CAvahiShim
 import Synchronization
 import SystemSupport
 
@@ -51,17 +52,27 @@ public class AvahiClientOwner: @unchecked Sendable {
     init(label: String, backoff: Backoff = AvahiClientOwner.standardBackoff) throws {
         logger = Logger(label: label)
         self.backoff = backoff
-        guard let poll = avahi_threaded_poll_new() else {
+        try AvahiClientOwner.loadLibrary()
+        guard let poll = cg_avahi_threaded_poll_new() else {
             throw SystemError("create the Avahi event loop", errno: 12)
         }
         self.poll = poll
+    }
+
+    /// Loads avahi-client on first use: a gateway that needs no mDNS never maps
+    /// it (nor D-Bus and libsystemd behind it).
+    static func loadLibrary() throws(DiscoveryError) {
+        var text = [CChar](repeating: 0, count: 320)
+        guard cg_avahi_load(&text, text.count) == 1 else {
+            throw DiscoveryError(.library, "\(String(nullTerminated: text)) for mDNS (a [device] name or id, 'devices', 'use', 'discover')")
+        }
     }
 
     deinit {
         // Not the overridable stop(): a subclass's stored properties are gone
         // by now. Subclasses stop in their own deinit, so this finds it done.
         stopOwner()
-        avahi_threaded_poll_free(poll)
+        cg_avahi_threaded_poll_free(poll)
     }
 
     /// Starts the poll thread and the client.
@@ -72,7 +83,7 @@ public class AvahiClientOwner: @unchecked Sendable {
             return true
         }
         guard first else { return }
-        guard avahi_threaded_poll_start(poll) == 0 else {
+        guard cg_avahi_threaded_poll_start(poll) == 0 else {
             report("cannot start the Avahi event loop thread")
             return
         }
@@ -98,17 +109,17 @@ public class AvahiClientOwner: @unchecked Sendable {
         guard case .some(let pendingRetry) = retry else { return }
         pendingRetry?.cancel()
         // Waits for the poll thread to exit (it takes the lock to quit, so not under it).
-        avahi_threaded_poll_stop(poll)
+        cg_avahi_threaded_poll_stop(poll)
         withPollLock {
             releaseObjects()
-            if let clientPointer { avahi_client_free(clientPointer) }
+            if let clientPointer { cg_avahi_client_free(clientPointer) }
             clientPointer = nil
         }
     }
 
     func withPollLock<R>(_ body: () -> R) -> R {
-        avahi_threaded_poll_lock(poll)
-        defer { avahi_threaded_poll_unlock(poll) }
+        cg_avahi_threaded_poll_lock(poll)
+        defer { cg_avahi_threaded_poll_unlock(poll) }
         return holdingPollLock(body)
     }
 
@@ -156,7 +167,7 @@ public class AvahiClientOwner: @unchecked Sendable {
         assertPollLockHeld()
         var error: Int32 = 0
         clientsCreated += 1
-        let created = avahi_client_new(avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, { client, state, userdata in
+        let created = cg_avahi_client_new(cg_avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, { client, state, userdata in
             guard let client, let userdata else { return }
             let owner = Unmanaged<AvahiClientOwner>.fromOpaque(userdata).takeUnretainedValue()
             owner.onPollThread { owner.clientStateChanged(client, state) }
@@ -164,7 +175,7 @@ public class AvahiClientOwner: @unchecked Sendable {
         if let created {
             clientPointer = created
         } else {
-            let message = "cannot reach the mDNS service (\(String(cString: avahi_strerror(error)))): is D-Bus running?"
+            let message = "cannot reach the mDNS service (\(String(cString: cg_avahi_strerror(error)))): is D-Bus running?"
             recurring.report(message, to: logger)
             report(message)
             scheduleRetry()
@@ -186,7 +197,7 @@ public class AvahiClientOwner: @unchecked Sendable {
             report(message)
         case AVAHI_CLIENT_FAILURE:
             releaseObjects()
-            let message = "mDNS client failed: \(String(cString: avahi_strerror(avahi_client_errno(client))))"
+            let message = "mDNS client failed: \(String(cString: cg_avahi_strerror(cg_avahi_client_errno(client))))"
             recurring.report(message, to: logger)
             report(message)
             scheduleRetry()
@@ -209,7 +220,7 @@ public class AvahiClientOwner: @unchecked Sendable {
             self.withPollLock {
                 guard !self.stopped else { return }
                 self.releaseObjects()
-                if let old = self.clientPointer { avahi_client_free(old) }
+                if let old = self.clientPointer { cg_avahi_client_free(old) }
                 self.clientPointer = nil
                 self.createClient()
             }

@@ -1,4 +1,5 @@
 import CAvahi
+import CAvahiShim
 import SystemSupport
 
 /// Publishes one `_googlecast._tcp` service (the receiver simulator's
@@ -35,19 +36,19 @@ public final class AvahiPublisher: AvahiClientOwner, @unchecked Sendable {
 
     override func releaseObjects() {
         assertPollLockHeld()
-        if let group { avahi_entry_group_free(group) }
+        if let group { cg_avahi_entry_group_free(group) }
         group = nil
     }
 
     override func clientRunning(_ client: OpaquePointer) {
         assertPollLockHeld()
         releaseObjects()
-        guard let group = avahi_entry_group_new(client, { _, state, userdata in
+        guard let group = cg_avahi_entry_group_new(client, { _, state, userdata in
             guard let userdata else { return }
             let publisher = Unmanaged<AvahiPublisher>.fromOpaque(userdata).takeUnretainedValue()
             publisher.onPollThread { publisher.groupStateChanged(state) }
         }, Unmanaged.passUnretained(self).toOpaque()) else {
-            report(String(cString: avahi_strerror(avahi_client_errno(client))))
+            report(String(cString: cg_avahi_strerror(cg_avahi_client_errno(client))))
             return
         }
         self.group = group
@@ -56,13 +57,13 @@ public final class AvahiPublisher: AvahiClientOwner, @unchecked Sendable {
 
     private func register(on client: OpaquePointer, group: OpaquePointer) {
         var list: UnsafeMutablePointer<AvahiStringList>?
-        for entry in txt.reversed() { list = avahi_string_list_add(list, entry) }
-        defer { avahi_string_list_free(list) }
-        let added = avahi_entry_group_add_service_strlst(
+        for entry in txt.reversed() { list = cg_avahi_string_list_add(list, entry) }
+        defer { cg_avahi_string_list_free(list) }
+        let added = cg_avahi_entry_group_add_service_strlst(
             group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(rawValue: 0),
             name, serviceType, nil, nil, port, list)
-        guard added == 0, avahi_entry_group_commit(group) == 0 else {
-            report(String(cString: avahi_strerror(avahi_client_errno(client))))
+        guard added == 0, cg_avahi_entry_group_commit(group) == 0 else {
+            report(String(cString: cg_avahi_strerror(cg_avahi_client_errno(client))))
             return
         }
         logger.info("publishing \"\(name)\" (\(serviceType)) on port \(port)")
@@ -71,14 +72,14 @@ public final class AvahiPublisher: AvahiClientOwner, @unchecked Sendable {
     private func groupStateChanged(_ state: AvahiEntryGroupState) {
         assertPollLockHeld()
         guard state == AVAHI_ENTRY_GROUP_COLLISION, let group, let client else { return }
-        let alternative = avahi_alternative_service_name(name)
+        let alternative = cg_avahi_alternative_service_name(name)
         let previous = name
         if let alternative {
             name = String(cString: alternative)
-            avahi_free(alternative)
+            cg_avahi_free(alternative)
         }
         logger.warning("the name \"\(previous)\" is taken on the network; publishing as \"\(name)\"")
-        avahi_entry_group_reset(group)
+        cg_avahi_entry_group_reset(group)
         register(on: client, group: group)
     }
 }

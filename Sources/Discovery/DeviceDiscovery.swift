@@ -1,3 +1,4 @@
+import Dispatch
 import GatewayModel
 import ServiceLifecycle
 import Synchronization
@@ -5,10 +6,13 @@ import SystemSupport
 
 /// Cast devices on the network: the Avahi browser folded into a bounded
 /// `DeviceTable`, published as `DiscoverySnapshot`s whenever they change.
-/// A `Service`: it browses while it runs.
+/// A `Service`: it browses while it runs; made `onDemand`, only from the
+/// first `browse()` on (a gateway with a fixed host needs no mDNS, nor
+/// avahi-client and D-Bus in its memory, until 'devices' or 'use').
 public final class DeviceDiscovery: Service, Sendable {
     public let name = "discovery"
-    private let browser: AvahiBrowser
+    /// Whether browsing was asked for (always, unless made on demand).
+    private let wanted: StateBroadcaster<Bool>
     private let broadcaster = StateBroadcaster(DiscoverySnapshot())
     private let logger = Logger(label: "discovery")
     /// The table, shared by the browsing loop and `configure` (a reload).
@@ -23,10 +27,19 @@ public final class DeviceDiscovery: Service, Sendable {
     }
 
     /// `keeping`: friendly names or ids of devices never dropped (the one the gateway follows).
-    public init(settings: DiscoverySettings = DiscoverySettings(), keeping: [String] = []) throws {
-        browser = try AvahiBrowser()
+    public init(settings: DiscoverySettings = DiscoverySettings(), keeping: [String] = [], onDemand: Bool = false) {
+        wanted = StateBroadcaster(!onDemand)
         state = Mutex(State(table: DeviceTable(maximumDevices: settings.maximumDevices, keeping: keeping)))
     }
+
+    /// Starts browsing, if made on demand and not yet browsing.
+    public func browse() {
+        guard !wanted.current else { return }
+        wanted.publish(true)
+    }
+
+    /// Whether browsing was asked for.
+    public var isBrowsing: Bool { wanted.current }
 
     /// The devices known now.
     public var current: DiscoverySnapshot { broadcaster.current }
@@ -53,6 +66,24 @@ public final class DeviceDiscovery: Service, Sendable {
 
     /// Browses until cancelled.
     public func run() async throws {
+        for await browsing in wanted.subscribe() where browsing { break }
+        guard !Task.isCancelled else { return }
+        let browser: AvahiBrowser
+        do {
+            // Off the cooperative pool: the first one loads avahi-client (dlopen reads files).
+            browser = try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(with: Result { try AvahiBrowser() }) }
+            }
+        } catch {
+            // Shown as discovery's problem (status, 'devices', 'discover'), once.
+            logger.error("mDNS discovery is not available: \(error)")
+            state.withLock { state in
+                _ = state.table.apply(.unavailable("\(error)"))
+                broadcaster.publish(state.table.snapshot)
+            }
+            await waitUntilCancelled()
+            return
+        }
         let events = browser.events
         browser.start()
         defer { browser.stop() }

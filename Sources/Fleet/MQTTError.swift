@@ -23,6 +23,8 @@ public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
         case notMQTT = "mqtt-not-a-broker"
         /// No CONNACK within the connect timeout.
         case timeout = "mqtt-timeout"
+        /// libmosquitto is not installed (it is loaded when [mqtt] first connects).
+        case library = "mqtt-library"
     }
 
     public let code: Code

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CMosquitto
+import CMosquittoShim
 import Dispatch
 import Synchronization
 import SystemSupport
@@ -82,7 +83,18 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
     private var handle: OpaquePointer?
     private var looping = false
 
-    private static let libraryReady: Void = { _ = mosquitto_lib_init() }()
+    /// Loads libmosquitto on first use (a gateway without [mqtt] never maps
+    /// it; a failure is tried again at the next attempt, so installing it
+    /// needs no restart) and initialises it once.
+    private static func loadLibrary() throws(MQTTError) {
+        var text = [CChar](repeating: 0, count: 320)
+        guard cg_mosquitto_load(&text, text.count) == 1 else {
+            throw MQTTError(.library, "\(String(nullTerminated: text)) or remove [mqtt]")
+        }
+        libraryReady
+    }
+
+    private static let libraryReady: Void = { _ = cg_mosquitto_lib_init() }()
 
     /// Commands are at most 4 KiB; 64 KiB leaves room for topic and
     /// properties, and a 4-64 KiB payload still gets an honest reply.
@@ -117,10 +129,10 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
             if looping {
                 // The stop is asked for before the wake-up, so the woken loop sees it.
                 loopControl.requestStop()
-                mosquitto_disconnect(handle)
+                cg_mosquitto_disconnect(handle)
                 loopQueue.sync {}
             }
-            mosquitto_destroy(handle)
+            cg_mosquitto_destroy(handle)
         }
         continuation.finish()
     }
@@ -146,7 +158,7 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
             let strings = filters.map { strdup($0) }
             defer { strings.forEach { free($0) } }
             let rc = strings.withUnsafeBufferPointer { pointers in
-                mosquitto_subscribe_multiple(handle, nil, Int32(pointers.count), pointers.baseAddress, Int32(qos), 0, nil)
+                cg_mosquitto_subscribe_multiple(handle, nil, Int32(pointers.count), pointers.baseAddress, Int32(qos), 0, nil)
             }
             if rc != MOSQ_ERR_SUCCESS.rawValue {
                 self.logger.debug("subscribe to \(filters.joined(separator: ", ")) not sent: \(MosquittoClient.describe(rc))")
@@ -168,7 +180,7 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
                     if let final { self.send(final, on: handle) }
                     // The stop is asked for before the wake-up, so the woken loop sees it.
                     self.loopControl.requestStop()
-                    mosquitto_disconnect(handle)
+                    cg_mosquitto_disconnect(handle)
                     self.loopQueue.sync {}  // the loop sends both, then returns
                     self.looping = false
                 }
@@ -181,7 +193,7 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
 
     private func startAttempt() throws(MQTTError) {
         dispatchPrecondition(condition: .onQueue(queue))
-        MosquittoClient.libraryReady
+        try MosquittoClient.loadLibrary()
         stopLoop()
         let handle: OpaquePointer
         if let existing = self.handle {
@@ -196,14 +208,14 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
         if let username = options.username {
             var password: String?
             if let path = options.passwordFile { password = try FleetSettings.readPassword(path) }
-            let rc = mosquitto_username_pw_set(handle, username, password)
+            let rc = cg_mosquitto_username_pw_set(handle, username, password)
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
                 throw MQTTError(.configuration, "username rejected by libmosquitto: \(MosquittoClient.describe(rc))")
             }
         }
         if broker.tls { try configureTLS(handle) }
 
-        let rc = mosquitto_connect_async(handle, broker.host, Int32(broker.port), Int32(options.keepalive))
+        let rc = cg_mosquitto_connect_async(handle, broker.host, Int32(broker.port), Int32(options.keepalive))
         guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw connectFailure(rc) }
         endReported.withLock { $0 = false }
         connackSeen.withLock { $0 = false }
@@ -222,9 +234,9 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
         if let path = options.certFile { try FleetSettings.checkPEMFile(path, what: "client certificate") }
         if let path = options.keyFile { try FleetSettings.checkPEMFile(path, what: "client key") }
         if options.caFile == nil {
-            _ = mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1)
+            _ = cg_mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1)
         }
-        let rc = mosquitto_tls_set(handle, options.caFile, nil, options.certFile, options.keyFile, nil)
+        let rc = cg_mosquitto_tls_set(handle, options.caFile, nil, options.certFile, options.keyFile, nil)
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
             throw MQTTError(.tlsFiles, "TLS settings rejected (ca-file \(options.caFile ?? "system store"), cert-file \(options.certFile ?? "none"), key-file \(options.keyFile ?? "none")): \(MosquittoClient.describe(rc))")
         }
@@ -232,35 +244,35 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
 
     private func makeHandle() throws(MQTTError) -> OpaquePointer {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        guard let handle = mosquitto_new(options.clientID, !options.persistentSession, context) else {
+        guard let handle = cg_mosquitto_new(options.clientID, !options.persistentSession, context) else {
             throw MQTTError(.configuration, "libmosquitto cannot create a client with id '\(options.clientID)': \(String(cString: strerror(errno)))")
         }
-        _ = mosquitto_threaded_set(handle, true)  // the loop runs on loopQueue while `queue` publishes
+        _ = cg_mosquitto_threaded_set(handle, true)  // the loop runs on loopQueue while `queue` publishes
         // MQTT 5: the broker honours our Maximum Packet Size and says why it
         // disconnects us (a session taken over by a box with the same room).
-        _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5)
-        _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
+        _ = cg_mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5)
+        _ = cg_mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
         // Only reached if a disconnect ever slipped past the callback: the
         // library must never retry in lock-step on its own fixed delay.
-        _ = mosquitto_reconnect_delay_set(handle, 3600, 3600, false)
+        _ = cg_mosquitto_reconnect_delay_set(handle, 3600, 3600, false)
         if let will = options.will {
             let rc = will.payload.withUnsafeBytes {
-                mosquitto_will_set(handle, will.topic, Int32($0.count), $0.baseAddress, Int32(will.qos), will.retain)
+                cg_mosquitto_will_set(handle, will.topic, Int32($0.count), $0.baseAddress, Int32(will.qos), will.retain)
             }
             if rc != MOSQ_ERR_SUCCESS.rawValue {
                 logger.warning("Last Will on \(will.topic) not set: \(MosquittoClient.describe(rc))")
             }
         }
         try setConnectProperties(handle)
-        mosquitto_connect_with_flags_callback_set(handle) { mosq, context, code, flags in
+        cg_mosquitto_connect_with_flags_callback_set(handle) { mosq, context, code, flags in
             guard let context else { return }
             Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().connected(mosq, code: code, flags: flags)
         }
-        mosquitto_disconnect_callback_set(handle) { mosq, context, code in
+        cg_mosquitto_disconnect_callback_set(handle) { mosq, context, code in
             guard let context else { return }
             Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().disconnected(mosq, code: code)
         }
-        mosquitto_message_callback_set(handle) { _, context, message in
+        cg_mosquitto_message_callback_set(handle) { _, context, message in
             guard let context, let message else { return }
             Unmanaged<MosquittoClient>.fromOpaque(context).takeUnretainedValue().received(message.pointee)
         }
@@ -274,13 +286,13 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
     /// network I/O (the same in 2.0.11, bookworm, and 2.0.2x, trixie).
     private func setConnectProperties(_ handle: OpaquePointer) throws(MQTTError) {
         var properties: OpaquePointer?
-        defer { mosquitto_property_free_all(&properties) }
+        defer { cg_mosquitto_property_free_all(&properties) }
         // The persistent session outlives a disconnect only with an expiry interval in MQTT 5 (max: never expires, as in 3.1.1).
         let expiry: UInt32 = options.persistentSession ? UInt32.max : 0
-        guard mosquitto_property_add_int32(&properties, MosquittoClient.propertySessionExpiryInterval, expiry) == MOSQ_ERR_SUCCESS.rawValue,
-              mosquitto_property_add_int32(&properties, MosquittoClient.propertyMaximumPacketSize, options.maximumPacketSize) == MOSQ_ERR_SUCCESS.rawValue
+        guard cg_mosquitto_property_add_int32(&properties, MosquittoClient.propertySessionExpiryInterval, expiry) == MOSQ_ERR_SUCCESS.rawValue,
+              cg_mosquitto_property_add_int32(&properties, MosquittoClient.propertyMaximumPacketSize, options.maximumPacketSize) == MOSQ_ERR_SUCCESS.rawValue
         else { throw MQTTError(.configuration, "libmosquitto cannot build the MQTT 5 CONNECT properties") }
-        let rc = mosquitto_connect_bind_v5(handle, nil, 0, Int32(options.keepalive), nil, properties)
+        let rc = cg_mosquitto_connect_bind_v5(handle, nil, 0, Int32(options.keepalive), nil, properties)
         guard rc == MOSQ_ERR_INVAL.rawValue || rc == MOSQ_ERR_SUCCESS.rawValue else {
             throw MQTTError(.configuration, "libmosquitto rejected the MQTT 5 CONNECT properties: \(MosquittoClient.describe(rc))")
         }
@@ -292,7 +304,7 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
         guard let handle, looping else { return }
         // The stop is asked for before the wake-up, so the woken loop sees it.
         loopControl.requestStop()
-        mosquitto_disconnect(handle)
+        cg_mosquitto_disconnect(handle)
         loopQueue.sync {}
         looping = false
     }
@@ -308,13 +320,13 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
                 guard ContinuousClock.now < deadline else { return (MOSQ_ERR_SUCCESS.rawValue, 0) }
                 timeout = 100
             }
-            let rc = mosquitto_loop(handle, timeout, 1)
+            let rc = cg_mosquitto_loop(handle, timeout, 1)
             let number = errno
             guard rc == MOSQ_ERR_SUCCESS.rawValue else { return (rc, number) }
             // A connect that failed without libmosquitto seeing it (TLS: it
             // retries the handshake on the dead socket at every pass). Twice
             // in a row, so the library had a whole pass to notice itself.
-            let socket = mosquitto_socket(handle)
+            let socket = cg_mosquitto_socket(handle)
             if socket >= 0, let end = deadSocket(socket) {
                 dead += 1
                 if dead >= 2 { return end }
@@ -346,7 +358,7 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         guard message.payload.count <= Int(Int32.max) else { return }
         let rc = message.payload.withUnsafeBytes {
-            mosquitto_publish(handle, nil, message.topic, Int32($0.count), $0.baseAddress, Int32(message.qos), message.retain)
+            cg_mosquitto_publish(handle, nil, message.topic, Int32($0.count), $0.baseAddress, Int32(message.qos), message.retain)
         }
         if rc != MOSQ_ERR_SUCCESS.rawValue {
             logger.debug("publish to \(message.topic) not sent: \(MosquittoClient.describe(rc))")
@@ -361,7 +373,7 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
             continuation.yield(.connected(sessionPresent: flags & 1 != 0))
             return
         }
-        mosquitto_disconnect(mosq)  // the loop ends; the caller retries with backoff
+        cg_mosquitto_disconnect(mosq)  // the loop ends; the caller retries with backoff
         endReported.withLock { $0 = true }
         continuation.yield(.refused(refusal(code)))
     }
@@ -382,7 +394,7 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
     private func disconnected(_ mosq: OpaquePointer?, code: Int32) {
         let lostErrno = errno
         // Ends the loop instead of letting it reconnect by itself.
-        mosquitto_disconnect(mosq)
+        cg_mosquitto_disconnect(mosq)
         guard !endReported.withLock({ reported in defer { reported = true }; return reported }) else { return }
         continuation.yield(.disconnected(code == 0 ? nil : ended(code, errno: lostErrno)))
     }
@@ -458,7 +470,7 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
     /// libmosquitto's text for `code`; for system errors, errno's.
     static func describe(_ code: Int32) -> String {
         if code == MOSQ_ERR_ERRNO.rawValue { return errnoText(errno) }
-        return String(cString: mosquitto_strerror(code)).trimmingTrailingPeriod()
+        return String(cString: cg_mosquitto_strerror(code)).trimmingTrailingPeriod()
     }
 
     /// strerror, except that errno 0 ("Success") means the peer closed the connection.
@@ -468,7 +480,7 @@ public final class MosquittoClient: MQTTClient, @unchecked Sendable {
 
     /// An MQTT 5 reason code (or 3.1.1 CONNACK code) in words.
     static func reason(_ code: Int32) -> String {
-        let text = code < 0x80 && code <= 5 ? mosquitto_connack_string(code) : mosquitto_reason_string(code)
+        let text = code < 0x80 && code <= 5 ? cg_mosquitto_connack_string(code) : cg_mosquitto_reason_string(code)
         return text.map { String(cString: $0).trimmingTrailingPeriod() } ?? "reason code \(code)"
     }
 }

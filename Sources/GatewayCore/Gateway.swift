@@ -26,6 +26,9 @@ public actor Gateway {
     private(set) var client: CastClient?
     private var target: Target
     private var discovery = DiscoverySnapshot()
+    /// Whether the gateway needs mDNS (a named target, 'devices', 'use',
+    /// next-device): until then a fixed host leaves discovery idle.
+    private let discoveryWanted = StateBroadcaster(false)
     private var actionError: GatewayState.Problem?
     /// The client's newest snapshot the gateway has applied, and its number.
     /// Client state reaches the gateway only through the client's published
@@ -99,6 +102,21 @@ public actor Gateway {
     public nonisolated func follow(discovery snapshots: AsyncStream<DiscoverySnapshot>) async {
         for await snapshot in snapshots { await discoveryChanged(snapshot) }
     }
+
+    /// true once the gateway needs mDNS discovery (then it stays so).
+    public nonisolated func discoveryRequests() -> AsyncStream<Bool> { discoveryWanted.subscribe() }
+
+    /// Asks for mDNS discovery; returns whether it had been asked for already
+    /// (if not, the device table is still empty: a reply says to ask again).
+    @discardableResult
+    public nonisolated func wantDiscovery() -> Bool {
+        guard !discoveryWanted.current else { return true }
+        discoveryWanted.publish(true)
+        return false
+    }
+
+    /// Why a device query finds nothing: discovery only starts now.
+    public static let discoveryStarting = "mDNS discovery starts now: the device is a fixed [device] host, so it was off; ask again in a few seconds"
 
     /// Stops the client; the app on the device keeps running. A later
     /// `start()` connects again (the session service restarted after a failure).
@@ -248,7 +266,9 @@ public actor Gateway {
 
     /// Controls the device whose friendly name or id is `query` (from the table).
     public func use(_ query: String) async throws {
+        let browsing = wantDiscovery()
         guard let device = discovery.device(matching: query) else {
+            guard browsing else { throw GatewayError(.unavailable, Gateway.discoveryStarting) }
             let known = discovery.devices.map { "\"\($0.name)\"" }.joined(separator: ", ")
             throw GatewayError(.badArgument, "no device named \"\(query)\" on the network\(known.isEmpty ? "" : "; found: \(known)")")
         }
@@ -259,8 +279,10 @@ public actor Gateway {
 
     /// Moves to the next device of the table (sorted by name), wrapping around.
     func selectNextDevice() async throws {
+        let browsing = wantDiscovery()
         let devices = discovery.devices
         guard !devices.isEmpty else {
+            guard browsing else { throw GatewayError(.unavailable, Gateway.discoveryStarting) }
             throw GatewayError(.unavailable, discovery.problem.map { "no devices found: \($0)" } ?? "no Cast devices found on the network")
         }
         let current = devices.firstIndex { $0.address == clientState?.deviceAddress || targetMatches($0) }
@@ -288,6 +310,7 @@ public actor Gateway {
         case .address(let host, let port):
             await ensureClient(host: host, port: port)
         case .discovered(let query):
+            wantDiscovery()
             if let device = discovery.device(matching: query) {
                 await ensureClient(host: device.host, port: device.port)
             } else if client != nil {

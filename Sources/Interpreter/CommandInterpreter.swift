@@ -109,9 +109,11 @@ public struct CommandInterpreter: Sendable {
         case .version: return CommandReply(["cast-gateway \(version)"])
         case .status: return CommandReply(await statusLines())
         case .devices(let filter):
+            let browsing = gateway.wantDiscovery()
             let state = await gateway.state
             var lines = DeviceList.page(state.devices, current: state.deviceAddress, matching: filter)
             if let problem = state.discoveryProblem { lines.append("(discovery: \(problem))") }
+            if !browsing, state.devices.isEmpty { lines.append("(\(Gateway.discoveryStarting))") }
             return CommandReply(lines)
         case .use(let query):
             try await gateway.use(query)

@@ -21,6 +21,7 @@ final class HTTPDaemon: @unchecked Sendable {
 
     /// Starts listening on `address` (port 0: any free port).
     init(address: ListenAddress, handler: MediaRequestHandler, limits: ConnectionLimits, receiver: String?) throws {
+        try HTTPDaemon.loadLibrary()
         let admission = ConnectionAdmission(othersLimit: limits.othersLimit, headDeadlineSeconds: limits.headDeadlineSeconds,
                                             port: address.port)
         admission.setReceiver(receiver)
@@ -52,10 +53,19 @@ final class HTTPDaemon: @unchecked Sendable {
         self.address = (fd >= 0 ? ListenAddress.local(of: fd) : nil) ?? address
     }
 
+    /// Loads libmicrohttpd on first use: a gateway without [media] never maps
+    /// it (nor GnuTLS behind it). Blocks (it reads files): not on the cooperative pool.
+    static func loadLibrary() throws(MediaServerError) {
+        var text = [CChar](repeating: 0, count: 320)
+        guard cg_mhd_load(&text, text.count) == 1 else {
+            throw MediaServerError(.library, "\(String(nullTerminated: text)) or remove [media]")
+        }
+    }
+
     /// Closes the listening socket and every connection, joins MHD's thread.
     /// Blocks: call it from a Dispatch queue, not the cooperative pool.
     func stop() {
-        MHD_stop_daemon(daemon)
+        cg_MHD_stop_daemon(daemon)
         admission.shutdown()
         context.release()
     }
@@ -134,15 +144,15 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         response = bytes.withUnsafeBytes { cg_mhd_response_copy($0.baseAddress, $0.count) }
     case .file(let fd, let offset, let length):
         // MHD owns (and closes) the descriptor from here on, even on failure.
-        response = MHD_create_response_from_fd_at_offset64(length, fd, offset)
+        response = cg_MHD_create_response_from_fd_at_offset64(length, fd, offset)
         if response == nil { close(fd) }
     }
     guard let response else { return cg_mhd_refuse() }
-    defer { MHD_destroy_response(response) }
+    defer { cg_MHD_destroy_response(response) }
     for (name, value) in answer.headers {
-        _ = MHD_add_response_header(response, name, value)
+        _ = cg_MHD_add_response_header(response, name, value)
     }
     // One request per connection for other hosts: their head deadline then covers every head.
-    if fromOther { _ = MHD_add_response_header(response, "Connection", "close") }
-    return MHD_queue_response(connection, UInt32(answer.status), response)
+    if fromOther { _ = cg_MHD_add_response_header(response, "Connection", "close") }
+    return cg_MHD_queue_response(connection, UInt32(answer.status), response)
 }

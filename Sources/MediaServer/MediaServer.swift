@@ -90,6 +90,19 @@ public final class MediaServer: @unchecked Sendable {
         }
     }
 
+    /// Loads libmicrohttpd (and initialises GnuTLS behind it) now, off the
+    /// cooperative pool, so that the first listen, once the receiver is
+    /// known, is not later for it: a kiosk asks for URLs right then. A
+    /// failure is left for `listen` to report.
+    public static func preload() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                _ = try? HTTPDaemon.loadLibrary()
+                continuation.resume()
+            }
+        }
+    }
+
     /// Stops listening and closes every connection. Idempotent.
     public func stop() async {
         await onQueue { [self] in

@@ -15,6 +15,8 @@ public struct MediaServerError: Error, CustomStringConvertible, Sendable, Equata
         case notServable = "not-servable"
         /// A URL was asked for before the server listens.
         case notListening = "not-listening"
+        /// libmicrohttpd is not installed (it is loaded when [media] first starts).
+        case library = "library-missing"
     }
 
     public let code: Code

@@ -43,6 +43,7 @@ public struct MediaServerService: Service {
     public func run() async throws {
         let (events, sink) = AsyncStream<Event>.makeStream()
         let addresses = receiverAddresses
+        await MediaServer.preload()
         await withDiscardingTaskGroup { group in
             group.addTask {
                 for await address in addresses { sink.yield(.address(address)) }

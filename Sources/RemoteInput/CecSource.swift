@@ -195,7 +195,7 @@ public final class CecSource: ReopenableDevice, TVControl, @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         var loadError = [CChar](repeating: 0, count: 256)
         guard cg_cec_load(&loadError, loadError.count) == 1 else {
-            throw DeviceProblem.permanent(String(nullTerminated: loadError))
+            throw DeviceProblem.permanent("\(String(nullTerminated: loadError)) for HDMI-CEC")
         }
         configure()
         guard let connection = cg_cec_initialise(configuration) else {

@@ -9,7 +9,7 @@ func discoverCommand(_ arguments: inout ArgumentReader) async throws -> Int32 {
     let json = arguments.flag("--json")
     if let level = try arguments.option("--log-level") { Logger.level = try parseLogLevel(level) } else { Logger.level = .error }
     _ = try arguments.finish(maximumPositionals: 0)
-    let discovery = try DeviceDiscovery()
+    let discovery = DeviceDiscovery()
     // Browse for the timeout, unless discovery already knows it cannot work
     // (no D-Bus, no avahi-daemon): then say so at once.
     let snapshot: DiscoverySnapshot = await withTaskGroup(of: DiscoverySnapshot?.self) { group in

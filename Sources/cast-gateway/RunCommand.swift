@@ -24,8 +24,10 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
                         connector: try makeTLSConnector(), authenticator: deviceAuthenticatorFactory, version: gatewayVersion,
                         updateReportPath: Daemon.updateReportPath)
     logger.notice("cast-gateway \(gatewayVersion) starting with \(path)\(settings.board.map { " (board \($0.name))" } ?? "")")
-    // Discovery runs even for a fixed host: 'devices', 'use' and next-device use it.
-    let discovery = try DeviceDiscovery(settings: settings.discovery, keeping: settings.keptDevices)
+    // Browses once the gateway needs it (a named target, 'devices', 'use',
+    // next-device): a fixed host loads no avahi-client until then.
+    let discovery = DeviceDiscovery(settings: settings.discovery, keeping: settings.keptDevices, onDemand: true)
+    await daemon.loadLibraries()
     let group = daemon.serviceGroup(discovery: discovery, watchdog: systemdWatchdogInterval())
     // A service that did not stop in time has been named; the process exits without it.
     return await group.run(shutdownSignals: [SIGTERM, SIGINT]) ? ExitCode.ok : ExitCode.software

@@ -16,7 +16,7 @@ final class DiscoverySettingsServiceTests: XCTestCase {
         initial.discovery = DiscoverySettings(maximumDevices: 50)
         initial.gateway.device = DeviceSettings(target: .name("Lobby"))
         let settings = StateBroadcaster(initial)
-        let discovery = try DeviceDiscovery()  // not run: no avahi-daemon needed
+        let discovery = DeviceDiscovery()  // not run: no avahi-daemon needed
         let simulator = try ReceiverSimulator(timeSource: SystemTimeSource())
         // The gateway controls "Room 7", picked at run time (not the configured device).
         let gateway = Gateway(settings: GatewaySettings(device: DeviceSettings(target: .name("Room 7"))), connector: { _, _ in

@@ -85,4 +85,33 @@ final class DeviceListTests: XCTestCase {
         XCTAssertEqual(readOnly.first, "10 of 500 Cast devices match \"room 49\"")
         await gateway.stop()
     }
+
+    /// A fixed host needs no mDNS until a device query: the first one asks
+    /// for discovery and says to ask again; a named target asks at start.
+    func testDeviceQueriesStartDiscoveryForAFixedHostAndANamedTargetAtStart() async throws {
+        let fixed = Gateway(settings: GatewaySettings(device: DeviceSettings(target: .address(host: "127.0.0.1", port: 1))),
+                            connector: { _, _ in throw GatewayError(.unavailable, "no receiver in this test") })
+        var requests = fixed.discoveryRequests().makeAsyncIterator()
+        let initial = await requests.next()
+        XCTAssertEqual(initial, false)
+        let interpreter = CommandInterpreter(gateway: fixed, version: "1")
+        let first = await interpreter.run("devices")
+        XCTAssertEqual(first.last, "(\(Gateway.discoveryStarting))", "\(first)")
+        let asked = await requests.next()
+        XCTAssertEqual(asked, true)
+        let second = await interpreter.run("devices")
+        XCTAssertFalse(second.contains("(\(Gateway.discoveryStarting))"), "said once: \(second)")
+        do {
+            try await fixed.use("Kitchen")
+            XCTFail("no device named Kitchen")
+        } catch {
+            XCTAssertFalse("\(error)".contains(Gateway.discoveryStarting), "discovery was already asked for: \(error)")
+        }
+
+        let named = Gateway(settings: GatewaySettings(device: DeviceSettings(target: .name("Kitchen"))),
+                            connector: { _, _ in throw GatewayError(.unavailable, "no receiver in this test") })
+        await named.start()
+        XCTAssertTrue(named.wantDiscovery(), "a named target asks for discovery when the gateway starts")
+        await named.stop()
+    }
 }

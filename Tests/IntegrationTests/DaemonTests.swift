@@ -6,12 +6,7 @@ import XCTest
 /// `cast-gateway run` as a long-running daemon against the simulator.
 final class DaemonTests: XCTestCase {
     private func startDaemon(_ directory: URL, device: String) throws -> ManagedProcess {
-        let config = directory.appendingPathComponent("gateway.conf")
-        try "[device]\nhost = \(device)\n[log]\nlevel = info\n".write(to: config, atomically: true, encoding: .utf8)
-        let daemon = try ManagedProcess(BuildProducts.path("cast-gateway"), ["run", "--config", config.path])
-        addTeardownBlock { daemon.stop() }
-        XCTAssertNotNil(daemon.waitForLine(containing: "* IDLE"), "daemon did not connect: \(daemon.allOutput)")
-        return daemon
+        try startGatewayDaemon(self, in: directory, config: "[device]\nhost = \(device)\n[log]\nlevel = info\n")
     }
 
     func testChangesByAnotherSenderAreReflected() throws {

@@ -1,6 +1,8 @@
-// HTTP serving over libmicrohttpd (0.9.7x on bookworm, 1.0.x on trixie):
-// MHD_start_daemon and MHD_get_*_info are variadic, and the logger receives
-// a va_list; Swift can call neither. Only MediaServer links this and libmicrohttpd.
+// HTTP serving over libmicrohttpd (0.9.7x on bookworm, 1.0.x on trixie),
+// loaded when [media] first starts (see LibraryLoader.h; with GnuTLS behind
+// it, it is the largest optional library): MHD_start_daemon and
+// MHD_get_*_info are variadic, and the logger receives a va_list; Swift can
+// call neither. Swift calls the rest as cg_MHD_*, once cg_mhd_load succeeded.
 #ifndef CAST_GATEWAY_CMICROHTTPD_SHIM_H
 #define CAST_GATEWAY_CMICROHTTPD_SHIM_H
 
@@ -9,6 +11,23 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+#include <LibraryLoader.h>
+
+/// Loads libmicrohttpd.so.12 once; 1 when usable, else 0 with the reason in `error`.
+int cg_mhd_load(char *error, size_t error_size);
+
+#define CG_MHD_FUNCTIONS(F, V)                                                                                         \
+    F(enum MHD_Result, MHD_add_response_header, (struct MHD_Response *response, const char *header, const char *content), \
+      (response, header, content))                                                                                     \
+    F(struct MHD_Response *, MHD_create_response_from_fd_at_offset64, (uint64_t size, int fd, uint64_t offset),        \
+      (size, fd, offset))                                                                                              \
+    V(MHD_destroy_response, (struct MHD_Response *response), (response))                                               \
+    F(enum MHD_Result, MHD_queue_response,                                                                             \
+      (struct MHD_Connection *connection, unsigned int status, struct MHD_Response *response),                         \
+      (connection, status, response))                                                                                  \
+    V(MHD_stop_daemon, (struct MHD_Daemon *daemon), (daemon))
+
+CG_MHD_FUNCTIONS(CG_DECLARE, CG_DECLARE_VOID)
 
 /// Receives each libmicrohttpd error line, formatted.
 typedef void (*cg_mhd_log_function)(void *context, const char *message);

@@ -21,7 +21,16 @@ public struct CastSessionService: Service {
         await gateway.start()
         ServiceStart.running()
         if let discovery {
-            await gateway.follow(discovery: discovery.snapshots())  // until cancelled
+            let gateway = self.gateway
+            await withDiscardingTaskGroup { group in  // until cancelled
+                group.addTask {
+                    for await wanted in gateway.discoveryRequests() where wanted {
+                        discovery.browse()
+                        break
+                    }
+                }
+                group.addTask { await gateway.follow(discovery: discovery.snapshots()) }
+            }
         }
         await waitUntilCancelled()
         await gateway.stop()

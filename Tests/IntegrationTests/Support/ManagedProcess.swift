@@ -189,6 +189,17 @@ func runGateway(_ arguments: [String], timeout: TimeInterval = 40,
     return (status, process.allOutput)
 }
 
+/// `cast-gateway run` with `config` written to DIRECTORY/gateway.conf, stopped
+/// (by pid) when the test ends; returns once it is connected (`* IDLE`).
+func startGatewayDaemon(_ test: XCTestCase, in directory: URL, config: String) throws -> ManagedProcess {
+    let path = directory.appendingPathComponent("gateway.conf")
+    try config.write(to: path, atomically: true, encoding: .utf8)
+    let daemon = try ManagedProcess(BuildProducts.path("cast-gateway"), ["run", "--config", path.path])
+    test.addTeardownBlock { daemon.stop() }
+    XCTAssertNotNil(daemon.waitForLine(containing: "* IDLE"), "daemon did not connect: \(daemon.allOutput)")
+    return daemon
+}
+
 /// A temporary directory removed at the end of the test.
 func temporaryDirectory(_ test: XCTestCase) throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("cast-gateway-test-\(UUID().uuidString)")

@@ -276,11 +276,14 @@ IMAGE_DATA_LABEL=CGDATA
 # pack_image OUTPUT FAT_DIR ROOT_DIR ROOT_MIB [DATA_DIR DATA_MIB]: writes the
 # image file OUTPUT from directories, without loop devices (mtools and
 # mkfs.ext4 -d): FAT_DIR as the FAT32 boot partition RASPIFIRM, ROOT_DIR as an
-# ext4 RASPIROOT of ROOT_MIB. With DATA_DIR the A/B layout (above), else boot
+# ext4 RASPIROOT of ROOT_MIB (both sizes rounded up to 4 MiB). With DATA_DIR the A/B layout (above), else boot
 # and one root. Partitions start on 4 MiB boundaries (SD erase blocks); MBR,
 # which the Pi's firmware needs. Unwritten space (slot B) stays sparse.
 pack_image() {
     local output=$1 fat_dir=$2 root_dir=$3 root_mib=$4 data_dir=${5:-} data_mib=${6:-0} parts total
+    # Whole 4 MiB steps, so that every partition after a slot starts on one.
+    root_mib=$(( (root_mib + 3) / 4 * 4 ))
+    data_mib=$(( (data_mib + 3) / 4 * 4 ))
     parts=$(mktemp -d "${TMPDIR:-/tmp}/cast-gateway-pack-XXXXXX")
     rm -f "$parts/fat.img"
     mkfs.vfat -F 32 -n RASPIFIRM -C "$parts/fat.img" $((IMAGE_FAT_MIB * 1024)) > /dev/null \

@@ -104,9 +104,10 @@ echo boot-marker > "$WORK/fat/boot.scr"
 echo root-marker > "$WORK/root/etc/marker"
 echo state > "$WORK/data/cast-gateway/state"
 chown -R 4242:4343 "$WORK/data/cast-gateway"
-pack_image "$WORK/ab.img" "$WORK/fat" "$WORK/root" 40 "$WORK/data" 16
+# 41 and 15 MiB: sizes that are no 4 MiB steps are rounded up to them.
+pack_image "$WORK/ab.img" "$WORK/fat" "$WORK/root" 41 "$WORK/data" 15
 layout "$WORK/ab.img" "pack_image A/B"
-check "pack_image A/B: slot A is 40 MiB, data 16 MiB" "40 16" \
+check "pack_image A/B: slot A 41 MiB rounded to 44, data 15 to 16" "44 16" \
     "$(( $(part size 2 "$WORK/ab.img") / 2048 )) $(( $(part size 4 "$WORK/ab.img") / 2048 ))"
 check "pack_image A/B: the boot partition's file" boot-marker "$(mtype -i "$WORK/p1" ::boot.scr 2>/dev/null)"
 check "pack_image A/B: the root's file" root-marker "$(ext_cat "$WORK/p2" /etc/marker)"
@@ -115,12 +116,12 @@ check "pack_image A/B: the data's file, its owner kept" "state 4242:4343" \
 pack_image "$WORK/one.img" "$WORK/fat" "$WORK/root" 40
 check "pack_image without a data directory: boot and one root (amd64)" "2 RASPIROOT" \
     "$(sfdisk -d "$WORK/one.img" | grep -c '^[^ ]* : start=') $(extract 2 "$WORK/one.img" "$WORK/q2" && fs_label "$WORK/q2")"
-head -c 3M /dev/urandom > "$WORK/root/big"
+head -c 6M /dev/urandom > "$WORK/root/big"
 if err=$( (pack_image "$WORK/small.img" "$WORK/fat" "$WORK/root" 1 "$WORK/data" 16) 2>&1 ); then
     check "pack_image refuses a root that does not fit its slot" "a failure" "success"
 else
     check "pack_image refuses a root that does not fit its slot, and says so" yes \
-        "$(grep -q 'mkfs.ext4 -d of the root file system failed (1 MiB' <<<"$err" && echo yes || echo "no: $err")"
+        "$(grep -q 'mkfs.ext4 -d of the root file system failed (4 MiB' <<<"$err" && echo yes || echo "no: $err")"
 fi
 
 # 2. A built image: the same layout, and the A/B files deploy/image put there.

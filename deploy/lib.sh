@@ -219,7 +219,9 @@ uboot_script() {
         script) env=yes ;;
         *) die "$profile: [board] uboot-env must be fat or script, not '$env' (boards/README.md)" ;;
     esac
-    text=$(<"$DEPLOY_DIR/uboot/boot.cmd")
+    # Without its comments: they name the placeholders too, and a filled-in
+    # one would span lines that are no comment.
+    text=$(grep -v '^[[:space:]]*#' "$DEPLOY_DIR/uboot/boot.cmd")
     text=${text//@BOOTARGS@/"$bootargs"}
     text=${text//@LOAD_ADDRESSES@/"${addresses%$'\n'}"}
     text=${text//@ENV_FILE@/"$env"}

@@ -219,7 +219,9 @@ uboot_script() {
         script) env=yes ;;
         *) die "$profile: [board] uboot-env must be fat or script, not '$env' (boards/README.md)" ;;
     esac
-    text=$(<"$DEPLOY_DIR/uboot/boot.cmd")
+    # Without its comments: they name the placeholders too, and a filled-in
+    # one would span lines that are no comment.
+    text=$(grep -v '^[[:space:]]*#' "$DEPLOY_DIR/uboot/boot.cmd")
     text=${text//@BOOTARGS@/"$bootargs"}
     text=${text//@LOAD_ADDRESSES@/"${addresses%$'\n'}"}
     text=${text//@ENV_FILE@/"$env"}
@@ -262,4 +264,66 @@ ensure_boot_tools() {
         cp x/usr/lib/linux-image-*/broadcom/bcm2837-rpi-3-b.dtb "$dir/"
         rm -rf /tmp/rpi-debs
         touch "$dir/.complete"' sh "$BOOT_TOOLS_RPI" || die "cannot unpack u-boot-rpi and the arm64 kernel's device trees in $BOOT_TOOLS"
+}
+
+# The image's partition table (deploy/image). A/B images: 1 boot (FAT),
+# 2 root slot A, 3 root slot B (as big as A, empty until the first update),
+# 4 data (grown by the first boot to fill the card). The disk id is the same
+# on every image: RAUC's system.conf names the slots by PARTUUID
+# (<disk id>-02/-03), and a bundle's root, built by another run, carries its
+# own system.conf.
+IMAGE_DISK_ID=0x0ca57ca5
+IMAGE_FAT_MIB=256
+IMAGE_DATA_LABEL=CGDATA
+# pack_image OUTPUT FAT_DIR ROOT_DIR ROOT_MIB [DATA_DIR DATA_MIB]: writes the
+# image file OUTPUT from directories, without loop devices (mtools and
+# mkfs.ext4 -d): FAT_DIR as the FAT32 boot partition RASPIFIRM, ROOT_DIR as an
+# ext4 RASPIROOT of ROOT_MIB (both sizes rounded up to 4 MiB). With DATA_DIR the A/B layout (above), else boot
+# and one root. Partitions start on 4 MiB boundaries (SD erase blocks); MBR,
+# which the Pi's firmware needs. Unwritten space (slot B) stays sparse.
+pack_image() {
+    local output=$1 fat_dir=$2 root_dir=$3 root_mib=$4 data_dir=${5:-} data_mib=${6:-0} parts total
+    # Whole 4 MiB steps, so that every partition after a slot starts on one.
+    root_mib=$(( (root_mib + 3) / 4 * 4 ))
+    data_mib=$(( (data_mib + 3) / 4 * 4 ))
+    parts=$(mktemp -d "${TMPDIR:-/tmp}/cast-gateway-pack-XXXXXX")
+    rm -f "$parts/fat.img"
+    mkfs.vfat -F 32 -n RASPIFIRM -C "$parts/fat.img" $((IMAGE_FAT_MIB * 1024)) > /dev/null \
+        || { rm -rf "$parts"; die "mkfs.vfat of the boot partition failed"; }
+    if [ -n "$(ls -A "$fat_dir")" ]; then
+        (cd "$fat_dir" && mcopy -s -p -m -i "$parts/fat.img" ./* ::/) \
+            || { rm -rf "$parts"; die "mcopy could not fill the boot partition (more than $IMAGE_FAT_MIB MiB in $fat_dir?)"; }
+    fi
+    truncate -s "${root_mib}M" "$parts/root.img"
+    mkfs.ext4 -q -L RASPIROOT -d "$root_dir" "$parts/root.img" \
+        || { rm -rf "$parts"; die "mkfs.ext4 -d of the root file system failed ($root_mib MiB for $root_dir)"; }
+    rm -f "$output"
+    local a=$((4 + IMAGE_FAT_MIB))
+    if [ -n "$data_dir" ]; then
+        truncate -s "${data_mib}M" "$parts/data.img"
+        mkfs.ext4 -q -L "$IMAGE_DATA_LABEL" -d "$data_dir" "$parts/data.img" \
+            || { rm -rf "$parts"; die "mkfs.ext4 -d of the data partition failed ($data_mib MiB for $data_dir)"; }
+        total=$((a + 2 * root_mib + data_mib))
+        truncate -s "${total}M" "$output"
+        sfdisk -q "$output" <<PARTITIONS || { rm -rf "$parts"; die "sfdisk could not partition $output"; }
+label: dos
+label-id: $IMAGE_DISK_ID
+start=4MiB, size=${IMAGE_FAT_MIB}MiB, type=c, bootable
+start=${a}MiB, size=${root_mib}MiB, type=83
+start=$((a + root_mib))MiB, size=${root_mib}MiB, type=83
+start=$((a + 2 * root_mib))MiB, size=${data_mib}MiB, type=83
+PARTITIONS
+        dd if="$parts/data.img" of="$output" bs=1M seek=$((a + 2 * root_mib)) conv=notrunc,sparse status=none
+    else
+        total=$((a + root_mib))
+        truncate -s "${total}M" "$output"
+        sfdisk -q "$output" <<PARTITIONS || { rm -rf "$parts"; die "sfdisk could not partition $output"; }
+label: dos
+start=4MiB, size=${IMAGE_FAT_MIB}MiB, type=c, bootable
+start=${a}MiB, size=${root_mib}MiB, type=83
+PARTITIONS
+    fi
+    dd if="$parts/fat.img" of="$output" bs=1M seek=4 conv=notrunc,sparse status=none
+    dd if="$parts/root.img" of="$output" bs=1M seek="$a" conv=notrunc,sparse status=none
+    rm -rf "$parts"
 }

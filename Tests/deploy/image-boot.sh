@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
 # End-to-end proof of the image: `deploy/image --board qemu-arm64` boots under
-# qemu-system-aarch64 -M virt (TCG); systemd starts cast-gateway, which reads
+# qemu-system-aarch64 -M virt (TCG) through the real U-Boot (trixie's
+# u-boot-qemu qemu_arm64, -bios, from ensure_boot_tools' chroot, whose qemu
+# also runs the VM), which runs the image's boot.scr (deploy/uboot/boot.cmd,
+# the Pi's script too) and boots root slot A; systemd starts cast-gateway, which reads
 # cast-gateway.conf from the boot partition and connects to a
 # cast-receiver-sim inside the VM (a test-only unit added with --customize);
 # `status` typed on the emulated serial console (ttyAMA0, the profile's
 # console) answers `connected`. Then, over ssh through a port forwarded on
 # 127.0.0.1: firstboot.conf was applied and its secret removed, the config
 # link, the service's user and groups, the live security score, the reload on
-# a config change, and deploy/install upgrading the package.
+# a config change, and deploy/install upgrading the package. The A/B side:
+# the image's layout (Tests/deploy/image-layout.sh --image), U-Boot's choice
+# of slot A and the attempt it saved in uboot.env, the root on partition 2,
+# /var/lib/cast-gateway and the ssh host keys on the data partition (grown by
+# the first boot), and RAUC naming A the booted slot.
 #
 #   Tests/deploy/image-boot.sh [--keep] [--package DEB]
 #
 # Prints the boot-to-connected time. The last line is
-# `image-boot: N passed, M failed`. Needs root, qemu-system-arm,
-# qemu-efi-aarch64 is not needed (direct kernel boot), openssh-client, and
-# what deploy/image needs. First run ~20 min (base system under emulation),
-# then ~5 min.
+# `image-boot: N passed, M failed`. Needs root, openssh-client, and what
+# deploy/image needs; qemu and U-Boot come from the boot tools' chroot. First
+# run ~20 min (base system under emulation), then ~5 min.
 set -euo pipefail
 # shellcheck disable=SC2034 # PROG is used by deploy/lib.sh
 PROG=image-boot
@@ -31,11 +37,11 @@ while [ $# -gt 0 ]; do
     esac
 done
 need_root
-need qemu-system-aarch64 qemu-system-arm
 need ssh openssh-client
 need ssh-keygen openssh-client
 need mcopy mtools
 need python3 python3
+need openssl openssl
 WORK=$(mktemp -d /tmp/cast-gateway-image-boot-XXXXXX)
 QEMU_PID=""
 finish() {
@@ -100,9 +106,13 @@ UNIT
 chroot "\$1" systemctl enable cast-receiver-sim.service
 CUSTOMIZE
 chmod +x "$WORK/customize"
+# The update certificate the image trusts, as a real build would give it.
+openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/O=cast-gateway/CN=image test signing" \
+    -keyout "$WORK/signing.key.pem" -out "$WORK/signing.cert.pem" 2> "$WORK/openssl.log" \
+    || { cat "$WORK/openssl.log" >&2; bad "openssl could not make the test's signing certificate"; exit 1; }
 start=$(date +%s)
 if bash "$REPO/deploy/image" --board qemu-arm64 --package "$DEB" --config "$WORK/cast-gateway.conf" \
-    --firstboot "$WORK/firstboot.conf" --customize "$WORK/customize" --output "$WORK/test.img" > "$WORK/image.log" 2>&1; then
+    --firstboot "$WORK/firstboot.conf" --customize "$WORK/customize" --keyring "$WORK/signing.cert.pem" --output "$WORK/test.img" > "$WORK/image.log" 2>&1; then
     ok "deploy/image --board qemu-arm64 ($(( $(date +%s) - start )) s)"
 else
     tail -30 "$WORK/image.log" >&2
@@ -112,41 +122,72 @@ else
 fi
 grep "image:" "$WORK/image.log" || true
 
-# 3. Kernel, initrd and command line from the boot partition (at 4 MiB).
+# 3. The layout, without booting: partitions, boot.scr, RAUC, fstab, /data.
+if bash "$REPO/Tests/deploy/image-layout.sh" --image "$WORK/test.img" --board qemu-arm64 > "$WORK/layout.log" 2>&1; then
+    ok "the image's A/B layout ($(tail -1 "$WORK/layout.log"))"
+else
+    grep -v '^ok' "$WORK/layout.log" >&2
+    bad "the image's A/B layout (Tests/deploy/image-layout.sh --image; failures above)"
+fi
 fat="$WORK/test.img@@4M"
-for file in vmlinuz initrd.img cmdline.txt cast-gateway.conf; do
-    mcopy -n -i "$fat" "::$file" "$WORK/$file" || { bad "no $file on the boot partition"; exit 1; }
-done
-ok "the boot partition holds vmlinuz, initrd.img, cmdline.txt, cast-gateway.conf"
+mcopy -n -i "$fat" ::cast-gateway.conf "$WORK/cast-gateway.conf.card" \
+    && ok "the boot partition holds cast-gateway.conf" || bad "no cast-gateway.conf on the boot partition"
 
-# A bigger "card" than the image: the first boot grows the root file system.
+# A bigger "card" than the image: the first boot grows the data partition.
 truncate -s +1G "$WORK/test.img"
 
-# 4. Boot: ttyAMA0 (the gateway's console) on a socket, the kernel console on
-#    hvc0 into a file, ssh forwarded from 127.0.0.1 only.
+# 4. Boot through U-Boot: qemu and qemu_arm64's u-boot.bin from the boot
+#    tools' chroot (bookworm's qemu breaks U-Boot's flash writes; see
+#    ensure_boot_tools), U-Boot's own environment in flash bank 1. ttyAMA0
+#    (U-Boot's console, then the gateway's) on a socket with a log of all it
+#    printed, the kernel console on hvc0 into a file, ssh forwarded from
+#    127.0.0.1 only. The test's files are at the same path in the chroot.
+#    No option ROM for the network card (romfile=): U-Boot boots from the
+#    disk, and the chroot has no ipxe-qemu.
+ensure_boot_tools
+chroot_mounts "$BOOT_TOOLS"
+bind_mount "$WORK" "$BOOT_TOOLS$WORK"
+truncate -s 64M "$WORK/flash1.img"
 ssh_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 boot_started=$(date +%s.%N)
-qemu-system-aarch64 -M virt -cpu cortex-a72 -m 1024 -smp 2 -accel tcg -display none -monitor none -no-reboot \
-    -kernel "$WORK/vmlinuz" -initrd "$WORK/initrd.img" -append "$(cat "$WORK/cmdline.txt")" \
-    -drive "file=$WORK/test.img,format=raw,if=virtio" \
-    -netdev "user,id=net0,hostfwd=tcp:127.0.0.1:$ssh_port-:22" -device virtio-net-pci,netdev=net0 \
-    -serial "unix:$WORK/ttyAMA0.sock,server=on,wait=off" \
+# chroot execs qemu: $! is qemu's pid.
+chroot "$BOOT_TOOLS" qemu-system-aarch64 -M virt -cpu cortex-a72 -m 1024 -smp 2 -accel tcg -display none -monitor none -no-reboot \
+    -bios /usr/lib/u-boot/qemu_arm64/u-boot.bin -drive "if=pflash,format=raw,index=1,file=$WORK/flash1.img" \
+    -drive "if=none,id=disk,format=raw,file=$WORK/test.img" -device virtio-blk-device,drive=disk \
+    -netdev "user,id=net0,hostfwd=tcp:127.0.0.1:$ssh_port-:22" -device virtio-net-pci,netdev=net0,romfile= \
+    -chardev "socket,id=uart,path=$WORK/ttyAMA0.sock,server=on,wait=off,logfile=$WORK/serial.log" -serial chardev:uart \
     -device virtio-serial-device -chardev "file,id=hvc,path=$WORK/console.log" -device virtconsole,chardev=hvc \
-    > "$WORK/qemu.log" 2>&1 &
+    < /dev/null > "$WORK/qemu.log" 2>&1 &
 QEMU_PID=$!
 
 # 5. Type `status` on the serial console until it answers `connected`.
 cat > "$WORK/console.py" <<'PY'
 import socket, sys, time
 path, deadline, started = sys.argv[1], time.time() + float(sys.argv[2]), float(sys.argv[3])
+# U-Boot shares the UART and a key stops its autoboot: type nothing before
+# it has handed over to the kernel (qemu's log of the UART says when).
+uart_log, qemu_pid = sys.argv[4], int(sys.argv[5])
+import os
+def qemu_alive():
+    try:
+        os.kill(qemu_pid, 0)
+        return True
+    except OSError:
+        return False
+def kernel_started():
+    try:
+        with open(uart_log, "rb") as f:
+            return b"Starting kernel" in f.read()
+    except OSError:
+        return False
 sock = None
-while time.time() < deadline and sock is None:
+while time.time() < deadline and sock is None and qemu_alive():
     try:
         sock = socket.socket(socket.AF_UNIX); sock.connect(path)
     except OSError:
         sock = None; time.sleep(0.5)
 if sock is None:
-    print("no serial socket"); sys.exit(1)
+    print("no serial socket (qemu %s)" % ("running" if qemu_alive() else "exited: see qemu.log")); sys.exit(1)
 sock.settimeout(2)
 # The answer to `status` names the link state; while connected, this build
 # may render it as the player state alone ("* IDLE vol 50%"), which
@@ -154,10 +195,11 @@ sock.settimeout(2)
 import re
 connected_form = re.compile(r"^\* (IDLE|READY|PLAYING|PAUSED|BUFFERING)\b")
 seen = b""
-while time.time() < deadline:
+while time.time() < deadline and qemu_alive():
     # (The UART's input backs up until the gateway reads it: never block.)
     try:
-        sock.sendall(b"status\r")
+        if kernel_started():
+            sock.sendall(b"status\r")
     except (socket.timeout, BlockingIOError):
         pass
     end = time.time() + 5
@@ -175,10 +217,10 @@ while time.time() < deadline:
             if connected_form.match(text):
                 print("%.1f form %s" % (time.time() - started, text)); sys.exit(0)
     seen = seen[-4096:]
-print("no 'connected' on the console; last output: " + seen[-600:].decode("utf-8", "replace"))
+print(("qemu exited; " if not qemu_alive() else "") + "no 'connected' on the console; last output: " + seen[-600:].decode("utf-8", "replace"))
 sys.exit(1)
 PY
-if answer=$(python3 "$WORK/console.py" "$WORK/ttyAMA0.sock" 600 "$boot_started"); then
+if answer=$(python3 "$WORK/console.py" "$WORK/ttyAMA0.sock" 900 "$boot_started" "$WORK/serial.log" "$QEMU_PID"); then
     read -r seconds form text <<<"$answer"
     if [ "$form" = word ]; then
         ok "status on the serial console answers connected: $text"
@@ -189,7 +231,13 @@ if answer=$(python3 "$WORK/console.py" "$WORK/ttyAMA0.sock" 600 "$boot_started")
     echo "image-boot: boot-to-connected $seconds s (qemu start to the answer)"
 else
     bad "status on the serial console: $answer"
-    tail -40 "$WORK/console.log" >&2 || true
+    tail -n 40 "$WORK/serial.log" "$WORK/console.log" "$WORK/qemu.log" >&2 || true
+fi
+# U-Boot's words on the UART, before the kernel's.
+if grep -aq '^cast-gateway: booting slot A (partition 2; attempts left after this one: 2)' "$WORK/serial.log"; then
+    ok "U-Boot ran boot.scr and booted slot A (partition 2), 2 attempts left"
+else
+    bad "U-Boot did not say it booted slot A on ttyAMA0 ($WORK/serial.log, with --keep): $(grep -a 'cast-gateway:\|U-Boot' "$WORK/serial.log" | head -5 | tr '\r\n' '  ')"
 fi
 
 # 6. The rest over ssh.
@@ -197,7 +245,7 @@ ssh_vm() {
     ssh -q -i "$WORK/id_ed25519" -p "$ssh_port" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
         -o ConnectTimeout=10 -o BatchMode=yes root@127.0.0.1 "$@"
 }
-for _ in $(seq 1 120); do ssh_vm true 2>/dev/null && break; sleep 2; done
+for _ in $(seq 1 120); do ssh_vm true 2>/dev/null && break; kill -0 "$QEMU_PID" 2>/dev/null || break; sleep 2; done
 # check NAME REMOTE-SHELL-COMMAND
 check() {
     if output=$(ssh_vm "$2" 2>&1); then ok "$1"; else bad "$1: $output"; fi
@@ -219,10 +267,24 @@ check "firstboot.conf renamed, its secret gone from the card and from the Wi-Fi 
      && ! grep -rq not-a-real-secret-42 /boot/firmware /etc/wpa_supplicant"
 check "the boot partition is readable by the service user only" \
     "[ \"\$(stat -L -c '%U %a' /boot/firmware/cast-gateway.conf)\" = 'cast-gateway 600' ]"
-check "the first boot grew the root file system to fill the disk" \
-    "[ \"\$(df -B1M --output=size / | tail -1)\" -gt \"\$(( \$(lsblk -bndo SIZE /dev/vda) / 1048576 - 300 - 256 - 4 ))\" ] && [ \"\$(df -B1M --output=size / | tail -1)\" -gt 1200 ]"
-check "unique machine id and ssh host keys were made on first boot" \
-    "[ -s /etc/machine-id ] && ls /etc/ssh/ssh_host_ed25519_key"
+check "the kernel runs slot A: root=PARTUUID=0ca57ca5-02 rauc.slot=A from boot.scr, / on vda2" \
+    "grep -q 'root=PARTUUID=0ca57ca5-02 rauc.slot=A' /proc/cmdline && [ \"\$(findmnt -nvo SOURCE /)\" = /dev/vda2 ]"
+check "/var/lib/cast-gateway is on the data partition (vda4, bound from /data/cast-gateway), the gateway's user owns it" \
+    "[ \"\$(findmnt -nvo SOURCE /data)\" = /dev/vda4 ] && [ \"\$(findmnt -nvo SOURCE /var/lib/cast-gateway)\" = /dev/vda4 ] \
+     && [ \"\$(stat -c %i /var/lib/cast-gateway)\" = \"\$(stat -c %i /data/cast-gateway)\" ] && [ \"\$(stat -c %U /var/lib/cast-gateway)\" = cast-gateway ]"
+check "the first boot grew the data partition to fill the disk (1 GiB more than the image)" \
+    "[ \"\$(df -B1M --output=size /data | tail -1)\" -gt 1000 ]"
+check "unique machine id; ssh host keys made on first boot on /data, none in the slot, sshd uses them" \
+    "[ -s /etc/machine-id ] && ls /data/ssh/ssh_host_ed25519_key && ! ls /etc/ssh/ssh_host_* 2>/dev/null \
+     && sshd -T 2>/dev/null | grep -qx 'hostkey /data/ssh/ssh_host_ed25519_key'"
+# commit-slot marks the image's first slot good on its first boot at once:
+# RAUC's U-Boot backend (fw_setenv through /etc/fw_env.config) gives A its
+# 3 attempts back in the uboot.env the boot script wrote.
+check "commit-slot committed slot A: uboot.env has BOOT_ORDER 'A B' and BOOT_A_LEFT 3 again (fw_printenv)" \
+    "for i in \$(seq 1 60); do [ \"\$(fw_printenv -n BOOT_A_LEFT 2>/dev/null) \$(fw_printenv -n BOOT_ORDER 2>/dev/null)\" = '3 A B' ] && exit 0; sleep 2; done; \
+     fw_printenv; systemctl status --no-pager cast-gateway-commit; exit 1"
+check "RAUC names A the booted slot" \
+    "rauc status --output-format=shell 2>/dev/null | grep -qx \"RAUC_SYSTEM_BOOTED_BOOTNAME='\\?A'\\?\""
 if score=$(ssh_vm "systemd-analyze security cast-gateway.service --no-pager | tail -1" 2>&1); then
     echo "  live: $score"
     if awk -v s="$(echo "$score" | sed -n 's/.*: \([0-9.]*\) .*/\1/p')" 'BEGIN { exit !(s != "" && s + 0 <= 2.0) }'; then

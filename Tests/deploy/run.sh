@@ -2,7 +2,8 @@
 # Tests the deployment side: the service's security score, shellcheck over
 # every script, the Debian packages (built by deploy/package, checked by
 # lintian, installed with apt-get in throwaway copies of clean chroots; arm64
-# under qemu-user), and deploy/flash on files and loop devices.
+# under qemu-user), deploy/flash on files and loop devices, and the image's
+# A/B partition layout (deploy/lib.sh pack_image, on files).
 #
 #   Tests/deploy/run.sh [--targets "trixie:amd64 trixie:arm64 bookworm:amd64"] [--skip-build]
 #
@@ -59,6 +60,8 @@ check "board profiles follow the schema" bash "$REPO/Tests/deploy/boards.sh"
 
 # --- deploy/flash on files and loop devices ---------------------------------
 check "deploy/flash on files and loop devices" bash "$REPO/Tests/deploy/flash.sh"
+# The A/B partition layout deploy/image packs (files only, seconds).
+check "the image's partition layout (Tests/deploy/image-layout.sh)" bash "$REPO/Tests/deploy/image-layout.sh"
 
 # --- update bundles: deploy/bundle and RAUC on loop devices -------------------
 check "deploy/bundle and RAUC on loop devices (Tests/deploy/bundle.sh)" bash "$REPO/Tests/deploy/bundle.sh"

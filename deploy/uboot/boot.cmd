@@ -82,11 +82,12 @@ echo "cast-gateway: booting slot ${cg_slot} (partition ${cg_part}; attempts left
 part uuid ${devtype} ${devnum}:${cg_part} cg_uuid
 setenv bootargs "@BOOTARGS@ root=PARTUUID=${cg_uuid} rauc.slot=${cg_slot}"
 echo "cast-gateway: bootargs ${bootargs}"
-# Debian's kernel is gzip-compressed: booti unpacks it from kernel_comp_addr_r
-# to kernel_addr_r.
+# The kernel goes where booti starts it: trixie's arm64 /vmlinuz is a plain
+# Image. A gzip-compressed one would be unpacked there by booti, through
+# kernel_comp_addr_r, given its size in kernel_comp_size.
 # The device tree: the one the Pi firmware (or qemu) handed over.
 test -n "${fdt_addr}" || setenv fdt_addr ${fdtcontroladdr}
-if load ${devtype} ${devnum}:${cg_part} ${kernel_comp_addr_r} /vmlinuz; then
+if load ${devtype} ${devnum}:${cg_part} ${kernel_addr_r} /vmlinuz; then
     setenv kernel_comp_size ${filesize}
     if load ${devtype} ${devnum}:${cg_part} ${ramdisk_addr_r} /initrd.img; then
         booti ${kernel_addr_r} ${ramdisk_addr_r}:${filesize} ${fdt_addr}

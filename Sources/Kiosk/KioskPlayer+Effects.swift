@@ -126,9 +126,10 @@ extension KioskPlayer {
     /// The machine's one timer: a task sleeping until the deadline, replaced when it is armed anew.
     private func arm(_ id: Int, at deadline: Duration) {
         timer?.task.cancel()
-        let clock = self.clock, delay = deadline - clock.now
+        let clock = self.clock
         let task = Task {
-            guard (try? await clock.sleep(for: delay)) != nil else { return }
+            // Until the deadline, not for a delay: this task may start late.
+            guard (try? await clock.sleep(until: deadline)) != nil else { return }
             await self.fire(id)
         }
         timer = (id, task)

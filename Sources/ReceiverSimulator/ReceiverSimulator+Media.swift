@@ -168,7 +168,7 @@ extension ReceiverSimulator {
         let end = timeSource.now + .seconds(fractional: max(remaining, 0) + 0.05)
         let timeSource = self.timeSource
         Task {
-            try? await timeSource.sleep(for: end - timeSource.now)
+            try? await timeSource.sleep(until: end)
             self.playbackEnded(generation: generation)
         }
     }

@@ -5,6 +5,17 @@ public protocol TimeSource: Sendable {
     var now: Duration { get }
     /// Suspends for `duration`; throws `CancellationError` when cancelled.
     func sleep(for duration: Duration) async throws
+    /// Suspends until `now` reaches `deadline` (at once if it has). A timer
+    /// armed by one task and slept by another must use this: a relative
+    /// delay worked out before the sleeping task runs ends late by however
+    /// long that task waited to start, on a busy machine or a moved clock.
+    func sleep(until deadline: Duration) async throws
+}
+
+extension TimeSource {
+    public func sleep(until deadline: Duration) async throws {
+        try await sleep(for: deadline - now)
+    }
 }
 
 /// The real monotonic clock (`CLOCK_MONOTONIC` via `ContinuousClock`).
@@ -17,6 +28,10 @@ public struct SystemTimeSource: TimeSource {
 
     public func sleep(for duration: Duration) async throws {
         try await Task.sleep(for: duration)
+    }
+
+    public func sleep(until deadline: Duration) async throws {
+        try await Task.sleep(until: SystemTimeSource.origin + deadline, clock: .continuous)
     }
 }
 

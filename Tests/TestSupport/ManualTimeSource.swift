@@ -28,6 +28,17 @@ public final class ManualTimeSource: TimeSource, Sendable {
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     public func sleep(for duration: Duration) async throws {
+        try await sleep(deadline: { $0 + duration })
+    }
+
+    /// The deadline is taken as given, under the lock that `advance` moves
+    /// time under, so a timer armed before this task ran is not pushed back.
+    public func sleep(until deadline: Duration) async throws {
+        try await sleep(deadline: { _ in deadline })
+    }
+
+    /// Registers a sleeper whose deadline is worked out from `now` under the lock.
+    private func sleep(deadline: @escaping @Sendable (Duration) -> Duration) async throws {
         let id = state.withLock { state -> Int in
             state.nextID += 1
             return state.nextID
@@ -37,8 +48,9 @@ public final class ManualTimeSource: TimeSource, Sendable {
                 enum Outcome { case wait, resume, cancel }
                 let outcome = state.withLock { state -> Outcome in
                     if state.cancelledEarly.remove(id) != nil { return .cancel }
-                    if duration <= .zero { return .resume }
-                    state.sleepers.append(Sleeper(id: id, deadline: state.now + duration, continuation: continuation))
+                    let due = deadline(state.now)
+                    if due <= state.now { return .resume }
+                    state.sleepers.append(Sleeper(id: id, deadline: due, continuation: continuation))
                     return .wait
                 }
                 switch outcome {

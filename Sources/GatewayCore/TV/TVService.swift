@@ -78,7 +78,7 @@ public struct TVService: Service {
                     case .armTimer(let id, let deadline):
                         timer?.cancel()
                         timer = Task {
-                            guard (try? await clock.sleep(for: deadline - clock.now)) != nil else { return }
+                            guard (try? await clock.sleep(until: deadline)) != nil else { return }
                             eventSink.yield(.timerFired(id: id))
                         }
                     case .cancelTimer:

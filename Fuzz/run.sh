@@ -73,7 +73,9 @@ done
 started=$(date +%s)
 echo "fuzz: building modules (${MODULES[*]}, $CONFIGURATION) into ${SCRATCH#"$REPO"/}"
 mkdir -p "$OUT/logs"
-for module in TestSupport GatewayCore StatusOutput Daemon; do
+# CLibraryLoader by name: only C shims use it, and SwiftPM compiles a C
+# target's object for a --target build only when a Swift module imports it.
+for module in TestSupport GatewayCore StatusOutput Daemon CLibraryLoader; do
     if ! "${SPM[@]}" --target "$module" >"$OUT/logs/build-$module.log" 2>&1; then
         grep -v "Cannot export local symbol" "$OUT/logs/build-$module.log" | tail -n 40 >&2
         echo "fuzz: building $module failed" >&2
@@ -91,13 +93,15 @@ for directory in "$BIN"/*.build; do
 done
 MODULE_MAPS=()
 for map in "$REPO"/Sources/C*/module.modulemap; do MODULE_MAPS+=(-Xcc "-fmodule-map-file=$map"); done
-# The C targets' module maps, which SwiftPM generates.
-for target in CCecLoader CGPIODShim CMicroHTTPDShim; do MODULE_MAPS+=(-Xcc "-fmodule-map-file=$BIN/$target.build/module.modulemap"); done
+# The C targets' module maps, which SwiftPM generates (every C target's).
+for map in "$BIN"/C*.build/module.modulemap; do MODULE_MAPS+=(-Xcc "-fmodule-map-file=$map"); done
+# Their public headers include each other's (the shims include LibraryLoader.h).
+for include in "$REPO"/Sources/C*/include; do MODULE_MAPS+=(-Xcc "-I$include"); done
 
-# StatusOutput's LED lines call CGPIODShim (libgpiod); the daemon's settings
-# bring Discovery (avahi-client), Fleet (libmosquitto) and the media server
-# (libmicrohttpd, through CMicroHTTPDShim).
-read -r -a C_LIBRARIES <<<"$(pkg-config --libs libgpiod openssl libmosquitto libmicrohttpd) -lavahi-client -lavahi-common"
+# StatusOutput's LED lines call CGPIODShim (libgpiod), TLS calls OpenSSL. The
+# optional libraries (libcec, libmicrohttpd, libmosquitto, avahi-client) are
+# dlopen'ed by CLibraryLoader when their part runs, so nothing links them.
+read -r -a C_LIBRARIES <<<"$(pkg-config --libs libgpiod openssl)"
 OUT_BIN=$OUT/bin/$CONFIGURATION
 mkdir -p "$OUT_BIN"
 for name in "${SELECTED[@]}"; do

@@ -213,6 +213,8 @@ public actor CastClient {
             // the reason and the new phase together. "Connected with no app" would
             // read as the app having stopped (the kiosk would take the screen back).
             let delay: Duration? = Task.isCancelled ? nil : backoff.nextDelay()
+            // Fixed as the phase is published: the sleeping task may start later.
+            let retryAt = timeSource.now + (delay ?? .zero)
             var lost = state
             lost.application = nil
             lost.media = nil
@@ -224,7 +226,7 @@ public actor CastClient {
             logger.debug("reconnecting to \(configuration.address) in \(delay.secondsText)")
             // A separate task so `reconnectNow()` can cut the wait short;
             // cancelling the client cancels it too, and the loop awaits it.
-            let sleeper = Task { [timeSource] in _ = try? await timeSource.sleep(for: delay) }
+            let sleeper = Task { [timeSource] in _ = try? await timeSource.sleep(until: retryAt) }
             backoffSleep = sleeper
             await withTaskCancellationHandler {
                 await sleeper.value

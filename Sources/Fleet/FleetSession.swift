@@ -249,8 +249,9 @@ final class FleetSession {
                 feed.yield(.attemptFailed(attempt: attempt, MQTTError(.unreachable, "\(error)")))
             }
         }
+        let timeout = time.now + FleetService.connectTimeout
         group.addTask {
-            guard (try? await time.sleep(for: FleetService.connectTimeout)) != nil else { return }
+            guard (try? await time.sleep(until: timeout)) != nil else { return }
             feed.yield(.connectTimedOut(attempt: attempt))
         }
     }
@@ -261,8 +262,9 @@ final class FleetSession {
         connectedSince = service.timeSource.now
         // The backoff and the problem are reset only once this connection proves stable.
         let feed = self.feed, time = service.timeSource, epoch = self.epoch
+        let stableAt = time.now + FleetSession.stablePeriod
         group.addTask {
-            guard (try? await time.sleep(for: FleetSession.stablePeriod)) != nil else { return }
+            guard (try? await time.sleep(until: stableAt)) != nil else { return }
             feed.yield(.stableDue(epoch: epoch))
         }
         let settings = service.settings
@@ -334,9 +336,9 @@ final class FleetSession {
         recurring.report(error.message, to: logger)
         let delay = backoff.nextDelay()
         logger.debug("next MQTT connection attempt in \(delay.secondsText)")
-        let feed = self.feed, time = service.timeSource
+        let feed = self.feed, time = service.timeSource, due = time.now + delay
         group.addTask {
-            guard (try? await time.sleep(for: delay)) != nil else { return }
+            guard (try? await time.sleep(until: due)) != nil else { return }
             feed.yield(.reconnectDue)
         }
     }
@@ -554,10 +556,9 @@ final class FleetSession {
 
     /// Feeds `input` to the loop at `deadline` on the service's clock (at once if it has passed).
     private func feed(_ input: Input, at deadline: Duration, in group: inout DiscardingTaskGroup) {
-        let wait = max(deadline - service.timeSource.now, .zero)
         let feed = self.feed, time = service.timeSource
         group.addTask {
-            guard (try? await time.sleep(for: wait)) != nil else { return }
+            guard (try? await time.sleep(until: deadline)) != nil else { return }
             feed.yield(input)
         }
     }

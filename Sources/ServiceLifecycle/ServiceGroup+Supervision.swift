@@ -64,8 +64,9 @@ extension ServiceGroup {
                 return .stopped
             }
             if watchRecovery {
+                let healthyAt = timeSource.now + healthyAfter
                 group.addTask {
-                    (try? await timeSource.sleep(for: healthyAfter)) != nil ? .recovered : .stopped
+                    (try? await timeSource.sleep(until: healthyAt)) != nil ? .recovered : .stopped
                 }
             }
             var recovered = false
@@ -89,9 +90,9 @@ extension ServiceGroup {
     /// Sleeps `delay` on the group's clock; false when the stop came first.
     private func sleepUnlessStopped(for delay: Duration, _ runner: ServiceRunner) async -> Bool {
         let timeSource = self.timeSource
-        let elapsed = StopSignal()
+        let elapsed = StopSignal(), due = timeSource.now + delay
         let timer = Task {
-            if (try? await timeSource.sleep(for: delay)) != nil { elapsed.fire() }
+            if (try? await timeSource.sleep(until: due)) != nil { elapsed.fire() }
         }
         defer { timer.cancel() }  // a cancelled sleep ends at once; nothing is left to await
         return await firstFired([elapsed, runner.stop]) == 0 && !runner.stop.isFired

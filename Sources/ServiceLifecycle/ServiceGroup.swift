@@ -90,9 +90,9 @@ public final class ServiceGroup: Sendable {
 
     /// Stops the started services last to first, within `shutdownDeadline` in all.
     private func stopInReverse(_ runners: [ServiceRunner]) async -> Bool {
-        let deadline = StopSignal()
-        let timer = Task { [timeSource, shutdownDeadline] in
-            if (try? await timeSource.sleep(for: shutdownDeadline)) != nil { deadline.fire() }
+        let deadline = StopSignal(), due = timeSource.now + shutdownDeadline
+        let timer = Task { [timeSource] in
+            if (try? await timeSource.sleep(until: due)) != nil { deadline.fire() }
         }
         defer { timer.cancel() }
         var hung: ServiceRunner?
@@ -109,9 +109,9 @@ public final class ServiceGroup: Sendable {
         guard let hung else { return true }
         // The services after the hung one (the Cast session among them) get a
         // last short grace together, so that they still leave cleanly.
-        let grace = StopSignal()
+        let grace = StopSignal(), graceEnds = timeSource.now + ServiceGroup.finalGrace
         let graceTimer = Task { [timeSource] in
-            if (try? await timeSource.sleep(for: ServiceGroup.finalGrace)) != nil { grace.fire() }
+            if (try? await timeSource.sleep(until: graceEnds)) != nil { grace.fire() }
         }
         defer { graceTimer.cancel() }
         for runner in rest where await firstFired([runner.finished, grace]) != 0 { break }

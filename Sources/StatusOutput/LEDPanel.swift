@@ -94,8 +94,9 @@ public actor LEDPanel {
         timer = nil
         guard let nextWake else { return }
         // The one blink timer, re-armed (and the old one cancelled) on every change.
+        let wakeAt = now + nextWake  // fixed here: the task may start late
         timer = Task { [timeSource] in
-            try? await timeSource.sleep(for: nextWake)
+            try? await timeSource.sleep(until: wakeAt)
             guard !Task.isCancelled else { return }
             self.timerFired()
         }

@@ -33,10 +33,12 @@ public struct WebControl: Sendable, Equatable {
         WebControl(value: "mute", label: "Mute", commandLine: "mute"),
     ]
 
-    /// The remote's key pad: the keys enter the input stream as `key NAME` does.
+    /// The remote's key pad, three a row with the arrows as a cross around
+    /// OK: the keys enter the input stream as `key NAME` does.
     public static let keys: [WebControl] = [
-        ("KEY_UP", "Up"), ("KEY_LEFT", "Left"), ("KEY_OK", "OK"), ("KEY_RIGHT", "Right"), ("KEY_DOWN", "Down"),
-        ("KEY_BACK", "Back"), ("KEY_HOME", "Home"), ("KEY_MENU", "Menu"), ("KEY_PLAYPAUSE", "Play/Pause"),
+        ("KEY_BACK", "Back"), ("KEY_UP", "Up"), ("KEY_HOME", "Home"),
+        ("KEY_LEFT", "Left"), ("KEY_OK", "OK"), ("KEY_RIGHT", "Right"),
+        ("KEY_MENU", "Menu"), ("KEY_DOWN", "Down"), ("KEY_PLAYPAUSE", "Play/Pause"),
     ].map { WebControl(value: "key-\($0.0)", label: $0.1, commandLine: "key \($0.0)") }
 
     /// One button per configured preset: `Preset 3: News`.

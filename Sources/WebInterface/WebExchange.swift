@@ -5,7 +5,7 @@ public struct WebRequest: Sendable, Equatable {
     public static let maximumBody = 4096
 
     public var method: String
-    /// Still percent-encoded, query included.
+    /// Still percent-encoded; libmicrohttpd passes the path without the query.
     public var target: String
     public var cookie: String?
     public var contentType: String?
@@ -27,12 +27,6 @@ public struct WebRequest: Sendable, Equatable {
 
     /// The path without the query.
     public var path: String { String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "") }
-
-    /// The query's fields.
-    public var query: [String: String] {
-        guard let mark = target.firstIndex(of: "?") else { return [:] }
-        return FormData.parse(Array(target.utf8[target.utf8.index(after: mark)...]))
-    }
 
     /// The value of cookie `name`.
     public func cookie(_ name: String) -> String? {

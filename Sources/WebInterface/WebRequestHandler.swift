@@ -74,10 +74,10 @@ public final class WebRequestHandler: Sendable {
         switch (method, path) {
         case ("GET", "/style.css"): return WebResponse(status: 200, contentType: "text/css; charset=utf-8", text: WebPages.style)
         case ("GET", "/app.js"): return WebResponse(status: 200, contentType: "text/javascript; charset=utf-8", text: WebPages.script)
+        case ("GET", "/favicon.ico"): return WebResponse(status: 204)  // none; saves browsers a logged 404
         case ("GET", "/login"):
             if session(of: request) != nil { return redirect("/") }
-            let message: String? = request.query["failed"] != nil ? "Wrong password." : nil
-            return page(200, WebPages.login(message: message))
+            return page(200, WebPages.login(message: nil))
         case ("POST", "/login"): return login(request)
         case (_, _) where method != "GET" && method != "POST":
             return WebResponse(status: 405, headers: [("Allow", "GET, HEAD, POST"), ("Content-Type", "text/plain; charset=utf-8")],
@@ -140,7 +140,8 @@ public final class WebRequestHandler: Sendable {
                 return page(500, WebPages.message("Not logged in", "The gateway could not make a session. See its log."))
             }
             logger.notice("wrong password at the web login (\(failures) within a minute; the login locks after \(LoginThrottle.allowedFailures))")
-            return redirect("/login?failed=1")
+            // The login page again, with no cookie (libmicrohttpd keeps a query from the handler: no redirect to /login?failed).
+            return page(401, WebPages.login(message: "Wrong password."))
         }
         access.withLock {
             $0.throttle.succeeded()

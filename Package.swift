@@ -10,6 +10,7 @@
 //   JSON <- GatewayModel (actions, state, input events) <- Commands <- RemoteInput, StatusOutput, Interpreter
 //   GatewayCore, Commands <- Interpreter (carries out commands against the gateway) <- Daemon
 //   Fleet (MQTT), MediaServer (HTTP), Discovery (mDNS): no Cast; TLS knows no Cast, CastClient no TLS
+//   WebInterface (the browser interface; Commands, GatewayModel; MediaServer's ListenAddress) <- Daemon
 //   Daemon ties them together
 // C modules, one per library; a Swift module depends only on those it calls:
 //   COpenSSL (libssl, libcrypto; macro wrappers static inline) <- TLS, DeviceAuth
@@ -17,7 +18,7 @@
 // The optional libraries are dlopen'ed when their part first runs, through
 // one loader (CLibraryLoader); the executables do not link them:
 //   CCecLoader (libcec)                                         <- RemoteInput
-//   CMicroHTTPD <- CMicroHTTPDShim (variadic calls, the logger) <- MediaServer
+//   CMicroHTTPD <- CMicroHTTPDShim (variadic calls, the logger) <- MediaServer, WebInterface
 //   CMosquitto <- CMosquittoShim <- Fleet;  CAvahi <- CAvahiShim <- Discovery
 //   CCurl (static inline wrappers) <- CurlMediaProbe (the simulator's tool only)
 import PackageDescription
@@ -100,6 +101,12 @@ let package = Package(
         .target(name: "StatusOutput", dependencies: ["Commands", "JSON", "CGPIODShim", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]),
         .target(name: "Fleet", dependencies: ["JSON", "CMosquitto", "CMosquittoShim", "GatewayModel", "SystemSupport", "Configuration", "ServiceLifecycle"]),
         .target(name: "MediaServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShim", "SystemSupport", "Configuration", "ServiceLifecycle"]),
+        // The browser interface: its own libmicrohttpd daemon (ListenAddress from MediaServer), OpenSSL for the password hash and tokens.
+        .target(
+            name: "WebInterface",
+            dependencies: ["CMicroHTTPD", "CMicroHTTPDShim", "COpenSSL", "Commands", "GatewayModel", "JSON", "MediaServer", "SystemSupport",
+                           "Configuration", "ServiceLifecycle"]
+        ),
 
         // MARK: Core and tools
         .target(
@@ -117,7 +124,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: ["Interpreter", "Commands", "CastClient", "Discovery", "Fleet", "MediaServer", "GatewayCore", "GatewayModel", "Kiosk", "RemoteInput", "StatusOutput",
-                           "SystemSupport", "Configuration", "ServiceLifecycle"]
+                           "SystemSupport", "Configuration", "ServiceLifecycle", "WebInterface"]
         ),
         .target(
             name: "ReceiverSimulator",
@@ -127,7 +134,7 @@ let package = Package(
         .executableTarget(
             name: "cast-gateway",
             dependencies: ["Interpreter", "Commands", "Daemon", "GatewayCore", "GatewayModel", "CastClient", "CastProtocol", "DeviceAuth", "Discovery", "Kiosk",
-                           "RemoteInput", "StatusOutput", "TLS", "ReceiverSimulator", "SystemSupport", "ServiceLifecycle"],
+                           "RemoteInput", "StatusOutput", "TLS", "ReceiverSimulator", "SystemSupport", "ServiceLifecycle", "WebInterface"],
             // Release builds carry the Swift runtime inside (the board has no Swift installed).
             linkerSettings: staticSwiftRuntimeInRelease
         ),
@@ -185,6 +192,10 @@ let package = Package(
         .testTarget(
             name: "MediaServerTests",
             dependencies: ["JSON", "MediaServer", "ReceiverSimulator", "CurlMediaProbe", "CastProtocol", "SystemSupport", "TestSupport", "Configuration"]
+        ),
+        .testTarget(
+            name: "WebInterfaceTests",
+            dependencies: ["WebInterface", "Commands", "GatewayModel", "JSON", "SystemSupport", "TestSupport", "Configuration"]
         ),
         .testTarget(
             name: "IntegrationTests",

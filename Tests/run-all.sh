@@ -6,7 +6,8 @@
 #   3. the fault matrix: the receiver in a network namespace behind a faulty
 #      link, and a misbehaving receiver (Tests/faults);
 #   4. Home Assistant 2024.3 from PyPI reading the gateway's MQTT discovery
-#      on a real mosquitto (Tests/homeassistant);
+#      on a real mosquitto (Tests/homeassistant), then the web interface in
+#      headless Chromium (Tests/web, with the same venv's Selenium);
 #   5. the virtual board: real kernel IR, CEC and GPIO devices in qemu (Tests/board);
 #   6. deployment: packages installed in clean chroots, lintian, the unit's
 #      security score, shellcheck, flashing on loop devices (Tests/deploy/run.sh);
@@ -118,6 +119,10 @@ stage "fault matrix" faults bash "$REPO/Tests/faults/run.sh"
 # makes of the discovery, commands from HA, availability, the device page in
 # headless Chromium (Tests/homeassistant).
 stage "home assistant" homeassistant bash "$REPO/Tests/homeassistant/run.sh"
+# The web interface in headless Chromium (Selenium from the venv the Home
+# Assistant stage builds): login, CSRF, lockout, every control reaching the
+# simulator, the live update, a hostile title (Tests/web).
+stage "web interface" web bash "$REPO/Tests/web/run.sh"
 stage "virtual board" board bash "$REPO/Tests/board/run.sh"
 # Packages for trixie amd64/arm64 and bookworm amd64 installed in clean
 # chroots, lintian, the unit's security score, shellcheck, flashing on loop devices.

@@ -82,6 +82,32 @@ struct MHD_Daemon *cg_mhd_start(const struct sockaddr *address, int ipv6, MHD_Ac
                             MHD_OPTION_END);
 }
 
+struct MHD_Daemon *cg_mhd_start_app(const struct sockaddr *address, int ipv6, MHD_AccessHandlerCallback handler,
+                                    void *handler_context, const struct cg_mhd_limits *limits,
+                                    MHD_RequestCompletedCallback completed, cg_mhd_log_function log, void *log_context) {
+    if (!cg_table.MHD_start_daemon) cg_library_not_loaded(&cg_loaded, "MHD_start_daemon");
+    /* Both daemons forward to one Swift logger function, which labels nothing by daemon. */
+    shared_logger.function = log;
+    shared_logger.context = log_context;
+    unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+    if (ipv6) flags |= MHD_USE_IPv6;
+    uint16_t port = 0;
+    if (address->sa_family == AF_INET) port = ntohs(((const struct sockaddr_in *)address)->sin_port);
+    else if (address->sa_family == AF_INET6) port = ntohs(((const struct sockaddr_in6 *)address)->sin6_port);
+    /* The logger first: MHD reports the options after it through it. */
+    return cg_table.MHD_start_daemon(flags, port, NULL, NULL, handler, handler_context,
+                            MHD_OPTION_EXTERNAL_LOGGER, forward_log, &shared_logger,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+                            MHD_OPTION_SOCK_ADDR, address,
+                            MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+                            MHD_OPTION_CONNECTION_LIMIT, limits->connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits->per_ip_connection_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, limits->timeout_seconds,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits->memory_limit,
+                            MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL,
+                            MHD_OPTION_END);
+}
+
 int cg_mhd_listen_fd(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = cg_table.MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_LISTEN_FD);
     return info ? (int)info->listen_fd : -1;

@@ -15,6 +15,7 @@ import RemoteInput
 import ServiceLifecycle
 import StatusOutput
 import SystemSupport
+import WebInterface
 
 /// `cast-gateway run` as a list of services with one lifecycle, and the live
 /// reload that feeds them new settings.
@@ -182,6 +183,12 @@ public final class Daemon: Sendable {
                 settings.isEnabled
                     ? KioskService(settings: settings, gateway: gateway, handle: kiosk, locator: mediaLocator, wallClock: wallClock) as any Service
                     : KioskOff(gateway: gateway)
+            },
+            ReconfigurableService(name: "web", settings: settings, part: { WebPart(settings: $0) }) { part in
+                part.web.map { web in
+                    WebInterfaceService(settings: web, presets: part.presets, states: { gateway.states() }, timeSource: timeSource,
+                                        perform: WebPart.perform(interpreter))
+                }
             },
             StatusReporterService(gateway: gateway, notifier: notifier, pushes: pushes),
             ReloadService(daemon: self, signals: reloadSignals),

@@ -8,6 +8,7 @@ import MediaServer
 import RemoteInput
 import StatusOutput
 import SystemSupport
+import WebInterface
 
 /// The whole configuration of `cast-gateway run`: each section parsed once
 /// into its module's own settings type. A board profile, when named, gives
@@ -41,6 +42,7 @@ public struct DaemonSettings: Sendable, Equatable {
     public var media = MediaSection()
     public var kiosk = KioskSettings()
     public var discovery = DiscoverySettings()
+    public var web = WebSection()
     /// The board profile in force, if any.
     public var board: BoardProfile.Facts?
     /// Which inputs the file itself asks for (its section or keymap is
@@ -57,7 +59,7 @@ public struct DaemonSettings: Sendable, Equatable {
         LogSettings.sectionName, DeviceSettings.sectionName, CastSettings.sectionName, PresetSettings.sectionName,
         LircSettings.sectionName, CecSettings.sectionName, EvdevSettings.sectionName, ConsoleSettings.sectionName,
         LEDSettings.sectionName, BoardChoice.sectionName, MQTTSection.sectionName, MediaSection.sectionName, KioskSettings.sectionName,
-        DiscoverySettings.sectionName,
+        DiscoverySettings.sectionName, WebSection.sectionName,
     ] + KeymapSettings.sources.map(KeymapSettings.sectionName(for:))
 
     /// Parses `file` (with `board`'s defaults beneath it). `isProfile`: the
@@ -83,6 +85,7 @@ public struct DaemonSettings: Sendable, Equatable {
         media = try merged.settings(MediaSection.self)
         kiosk = try merged.settings(KioskSettings.self)
         discovery = try merged.settings(DiscoverySettings.self)
+        web = try merged.settings(WebSection.self)
         for source in KeymapSettings.sources {
             keymaps[source] = try KeymapSettings(source: source, file: merged)
         }

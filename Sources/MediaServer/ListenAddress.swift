@@ -48,7 +48,7 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         ListenAddress(host: host, port: port) ?? self
     }
 
-    func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+    public func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
         storage.bytes.withUnsafeBytes { raw in
             // sockaddr_storage alignment: copy into one before handing it to C.
             var aligned = sockaddr_storage()
@@ -73,7 +73,7 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The address a socket is bound to (getsockname), or nil.
-    static func local(of fd: Int32) -> ListenAddress? {
+    public static func local(of fd: Int32) -> ListenAddress? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let result = withUnsafeMutablePointer(to: &storage) {

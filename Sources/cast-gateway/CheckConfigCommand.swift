@@ -2,6 +2,7 @@ import Daemon
 import GatewayCore
 import Kiosk
 import SystemSupport
+import WebInterface
 
 /// `cast-gateway check-config FILE [--board NAME]`.
 func checkConfig(_ arguments: inout ArgumentReader) throws -> Int32 {
@@ -42,11 +43,33 @@ func checkConfig(_ arguments: inout ArgumentReader) throws -> Int32 {
         StandardOutput.line("  keymaps: \(bindings.joined(separator: ", ").ifEmpty("defaults"))")
         StandardOutput.line("  console: \(settings.console.device.map { "\($0) at \(settings.console.baud) baud" } ?? "off")")
         if let kioskLine { StandardOutput.line(kioskLine) }
+        StandardOutput.line("  web: \(webLine(settings.web))")
         return ExitCode.ok
     } catch {
         StandardOutput.line("error: \(error)")
         return ExitCode.config
     }
+}
+
+/// What check-config says of `[web]`: where it listens, or why there is none.
+func webLine(_ web: WebSection) -> String {
+    guard let server = web.server else {
+        return web.disabledReason.map { "off: \($0)" } ?? "off (no [web] section)"
+    }
+    let listen = "http://\(server.listen)/"
+    do {
+        let text = try FileSystem.readText(server.passwordFile, limit: 4096)
+        _ = try PasswordHash(parsing: text, origin: server.passwordFile)
+    } catch let error as WebError {
+        return "\(listen), but it will not start: \(error.message)"
+    } catch {
+        return "\(listen), but it will not start: cannot read \(server.passwordFile) (\(error)); create it with: "
+            + "cast-gateway web-password \(server.passwordFile)"
+    }
+    if let mode = FileSystem.permissions(of: server.passwordFile), mode & 0o077 != 0 {
+        return "\(listen) (password hash in \(server.passwordFile); warning: readable by others, mode \(String(mode, radix: 8)); run: chmod 600 \(server.passwordFile))"
+    }
+    return "\(listen) (password hash in \(server.passwordFile))"
 }
 
 /// `cast-gateway boards`: the board profiles this installation has.

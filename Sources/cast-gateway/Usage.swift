@@ -20,6 +20,8 @@ let usage = """
       check-config FILE [--board NAME]
                                    validate a config file (with a board profile's defaults)
       boards                       list the installed board profiles
+      web-password PATH            read the web interface's password (one line) from standard input
+                                   and write its salted hash to PATH (mode 0600)
       --help, --version
 
     Exit codes: 0 ok, 1 the device refused, 64 usage error, 69 device unavailable, 78 config error.

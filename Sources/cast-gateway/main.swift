@@ -23,6 +23,7 @@ func main() async -> Int32 {
         case "control": return try await controlCommand(&arguments)
         case "check-config": return try checkConfig(&arguments)
         case "boards": return try listBoards(&arguments)
+        case "web-password": return try webPasswordCommand(&arguments)
         case "discover": return try await discoverCommand(&arguments)
         default:
             throw UsageError("unknown command '\(command)'")

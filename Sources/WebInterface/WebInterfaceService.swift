@@ -1,0 +1,80 @@
+import Commands
+import Dispatch
+import GatewayModel
+import MediaServer
+import ServiceLifecycle
+import SystemSupport
+
+/// The `[web]` service: reads the password hash, serves the interface on
+/// libmicrohttpd, keeps the handler's copy of the state current from the
+/// gateway's state stream (a push: nothing runs while nothing changes), and
+/// carries the browsers' commands, one at a time in order, to `perform`.
+public struct WebInterfaceService: Service {
+    public let name = "web"
+    let settings: WebSettings
+    let presets: [WebPreset]
+    let states: @Sendable () -> AsyncStream<GatewayState>
+    let perform: @Sendable (GatewayCommand) async -> Void
+    let timeSource: any TimeSource
+    /// Commands not yet taken by `perform`; a browser sending more is answered 503.
+    static let queueLength = 16
+
+    public init(settings: WebSettings, presets: [WebPreset], states: @escaping @Sendable () -> AsyncStream<GatewayState>,
+                timeSource: any TimeSource, perform: @escaping @Sendable (GatewayCommand) async -> Void) {
+        self.settings = settings
+        self.presets = presets
+        self.states = states
+        self.timeSource = timeSource
+        self.perform = perform
+    }
+
+    public func run() async throws {
+        let path = settings.passwordFile
+        let password = try await WebInterfaceService.offPool { () throws(WebError) -> PasswordHash in
+            let text: String
+            do {
+                text = try FileSystem.readText(path, limit: 4096)
+            } catch {
+                throw WebError(.passwordFile, "cannot read the password file: \(error); create it with: cast-gateway web-password \(path)")
+            }
+            return try PasswordHash(parsing: text, origin: path)
+        }
+        let (commands, queue) = AsyncStream<GatewayCommand>.makeStream(bufferingPolicy: .bufferingOldest(WebInterfaceService.queueLength))
+        let handler = WebRequestHandler(password: password, presets: presets, idleTimeout: settings.sessionIdleTimeout,
+                                        timeSource: timeSource) { command in
+            if case .enqueued = queue.yield(command) { return true }
+            return false
+        }
+        let listen = settings.listen
+        let daemon = try await WebInterfaceService.offPool { () throws(WebError) in try WebHTTPDaemon(address: listen, handler: handler) }
+        Logger(label: "web").notice("web interface on http://\(daemon.address)/")
+        let states = self.states, perform = self.perform
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await state in states() { handler.update(state) }
+            }
+            group.addTask {
+                for await command in commands { await perform(command) }
+            }
+            // Both end when the service is cancelled; either ending alone ends the other.
+            await group.next()
+            group.cancelAll()
+        }
+        queue.finish()
+        _ = try? await WebInterfaceService.offPool { () throws(WebError) in daemon.stop() }
+    }
+
+    /// Runs blocking work (file reads, MHD's start and stop) on a Dispatch queue, off the cooperative pool.
+    static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws(WebError) -> T) async throws(WebError) -> T {
+        let result: Result<T, WebError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                do throws(WebError) {
+                    continuation.resume(returning: .success(try work()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+}

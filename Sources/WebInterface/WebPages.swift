@@ -1,0 +1,221 @@
+/// The web interface's pages, style sheet and script, compiled into the
+/// binary: no file on disk, no CDN, no build step. Pages carry no inline
+/// script or style (the Content-Security-Policy forbids both); whatever they
+/// take from outside (preset titles, the CSRF token, a message) goes through
+/// `HTMLEscape`. Live state is not in the HTML: the script fetches it and
+/// shows it with `textContent`.
+enum WebPages {
+    static func document(title: String, body: String, script: Bool = false, csrf: String? = nil) -> String {
+        var head = """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(HTMLEscape.escape(title))</title>
+            <link rel="stylesheet" href="/style.css">
+
+            """
+        if let csrf { head += "<meta name=\"csrf-token\" content=\"\(HTMLEscape.escape(csrf))\">\n" }
+        if script { head += "<script src=\"/app.js\" defer></script>\n" }
+        return head + "</head>\n<body>\n" + body + "\n</body>\n</html>\n"
+    }
+
+    static func login(message: String?) -> String {
+        var body = """
+            <main class="narrow">
+            <h1>cast-gateway</h1>
+            <form method="post" action="/login">
+            <label for="password">Password</label>
+            <input id="password" name="password" type="password" autocomplete="current-password" required autofocus>
+            <button type="submit">Log in</button>
+            </form>
+
+            """
+        if let message { body += "<p class=\"message\" role=\"alert\" id=\"login-message\">\(HTMLEscape.escape(message))</p>\n" }
+        body += "</main>"
+        return document(title: "cast-gateway: log in", body: body)
+    }
+
+    static func status(csrf: String, presets: [WebControl]) -> String {
+        func buttons(_ controls: [WebControl]) -> String {
+            controls.map {
+                "<button type=\"submit\" name=\"control\" value=\"\(HTMLEscape.escape($0.value))\">\(HTMLEscape.escape($0.label))</button>"
+            }.joined(separator: "\n")
+        }
+        let token = "<input type=\"hidden\" name=\"csrf\" value=\"\(HTMLEscape.escape(csrf))\">"
+        var body = """
+            <header>
+            <h1>cast-gateway</h1>
+            <form method="post" action="/logout" class="logout">\(token)<button type="submit">Log out</button></form>
+            </header>
+            <main>
+            <section aria-labelledby="status-heading">
+            <h2 id="status-heading">Status</h2>
+            <p id="live" class="live" aria-live="polite">Loading the state…</p>
+            <dl class="status">
+            <dt>Device</dt><dd id="device">—</dd>
+            <dt>Address</dt><dd id="address">—</dd>
+            <dt>Link</dt><dd id="link">—</dd>
+            <dt>Player</dt><dd id="player">—</dd>
+            <dt>Title</dt><dd id="title">—</dd>
+            <dt>Position</dt><dd id="position">—</dd>
+            <dt>Volume</dt><dd id="volume">—</dd>
+            <dt>TV</dt><dd id="tv">—</dd>
+            </dl>
+            <h3>Problems</h3>
+            <ul id="problems"><li>—</li></ul>
+            </section>
+            <form method="post" action="/control" id="controls">
+            \(token)
+            <section aria-labelledby="player-heading">
+            <h2 id="player-heading">Player</h2>
+            <div class="buttons">
+            \(buttons(WebControl.player))
+            </div>
+            <div class="buttons">
+            \(buttons(WebControl.volume))
+            </div>
+            </section>
+
+            """
+        if !presets.isEmpty {
+            body += """
+                <section aria-labelledby="presets-heading">
+                <h2 id="presets-heading">Presets</h2>
+                <div class="buttons presets">
+                \(buttons(presets))
+                </div>
+                </section>
+
+                """
+        }
+        body += """
+            <section aria-labelledby="keys-heading">
+            <h2 id="keys-heading">Remote keys</h2>
+            <div class="keypad">
+            \(buttons(WebControl.keys))
+            </div>
+            </section>
+            </form>
+            <p id="result" class="result" role="status"></p>
+            </main>
+            """
+        return document(title: "cast-gateway", body: body, script: true, csrf: csrf)
+    }
+
+    static func message(_ title: String, _ text: String) -> String {
+        document(title: title, body: "<main class=\"narrow\"><h1>\(HTMLEscape.escape(title))</h1><p>\(HTMLEscape.escape(text))</p>"
+                 + "<p><a href=\"/\">Back</a></p></main>")
+    }
+
+    static let style = #"""
+        :root { color-scheme: light dark; --fg: #111; --bg: #fafafa; --accent: #0b57d0; --muted: #555; --card: #fff; }
+        @media (prefers-color-scheme: dark) { :root { --fg: #eee; --bg: #121212; --accent: #8ab4f8; --muted: #bbb; --card: #1e1e1e; } }
+        * { box-sizing: border-box; }
+        body { margin: 0; font: 16px/1.4 system-ui, sans-serif; color: var(--fg); background: var(--bg); }
+        header { display: flex; justify-content: space-between; align-items: center; padding: 0.5rem 1rem; border-bottom: 1px solid var(--muted); }
+        h1 { font-size: 1.3rem; margin: 0.5rem 0; }
+        h2 { font-size: 1.1rem; margin: 1rem 0 0.5rem; }
+        h3 { font-size: 1rem; margin: 0.75rem 0 0.25rem; }
+        main { max-width: 60rem; margin: 0 auto; padding: 0 1rem 2rem; display: grid; gap: 0 2rem; }
+        @media (min-width: 50rem) { main:not(.narrow) { grid-template-columns: 1fr 1fr; } #result { grid-column: 1 / -1; } }
+        main.narrow { max-width: 24rem; padding-top: 2rem; }
+        dl.status { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; margin: 0; }
+        dt { color: var(--muted); }
+        dd { margin: 0; overflow-wrap: anywhere; }
+        ul { margin: 0; padding-left: 1.2rem; overflow-wrap: anywhere; }
+        .buttons, .keypad { display: flex; flex-wrap: wrap; gap: 0.5rem; margin-bottom: 0.5rem; }
+        .keypad { display: grid; grid-template-columns: repeat(3, 1fr); max-width: 20rem; }
+        button { font: inherit; min-height: 2.75rem; padding: 0.4rem 0.9rem; border: 1px solid var(--accent); border-radius: 0.4rem;
+                 background: var(--card); color: var(--fg); cursor: pointer; }
+        button:hover { background: var(--accent); color: var(--bg); }
+        button:focus-visible, input:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+        label { display: block; margin-bottom: 0.25rem; }
+        input[type=password] { font: inherit; width: 100%; padding: 0.5rem; margin-bottom: 0.75rem; border: 1px solid var(--muted);
+                               border-radius: 0.4rem; background: var(--card); color: var(--fg); }
+        .message { color: #b00020; font-weight: bold; }
+        @media (prefers-color-scheme: dark) { .message { color: #ff8a80; } }
+        .live { color: var(--muted); }
+        .result { min-height: 1.5rem; }
+        """#
+
+    static let script = #"""
+        'use strict';
+        (function () {
+          var tokenElement = document.querySelector('meta[name="csrf-token"]');
+          if (!tokenElement) { return; }
+          var csrf = tokenElement.getAttribute('content');
+
+          function show(id, text) {
+            var element = document.getElementById(id);
+            if (element) { element.textContent = (text === null || text === undefined || text === '') ? '—' : String(text); }
+          }
+
+          function clock(seconds) {
+            if (typeof seconds !== 'number') { return null; }
+            var whole = Math.floor(seconds), h = Math.floor(whole / 3600), m = Math.floor(whole / 60) % 60, s = whole % 60;
+            var text = (h > 0 ? h + ':' + (m < 10 ? '0' : '') : '') + m + ':' + (s < 10 ? '0' : '') + s;
+            return text;
+          }
+
+          function render(state) {
+            show('device', state.device);
+            show('address', state.address);
+            show('link', state.link);
+            show('player', state.player);
+            show('title', state.title);
+            var position = clock(state.position);
+            if (position !== null && typeof state.duration === 'number') { position += ' / ' + clock(state.duration); }
+            show('position', position);
+            var volume = typeof state.volume === 'number' ? state.volume + '%' + (state.muted ? ' (muted)' : '') : null;
+            show('volume', volume);
+            show('tv', state.tv);
+            var list = document.getElementById('problems');
+            while (list.firstChild) { list.removeChild(list.firstChild); }
+            var problems = Array.isArray(state.problems) && state.problems.length > 0 ? state.problems : ['None'];
+            problems.forEach(function (problem) {
+              var item = document.createElement('li');
+              item.textContent = String(problem);
+              list.appendChild(item);
+            });
+            show('live', 'Updated ' + new Date().toLocaleTimeString());
+          }
+
+          var pending = false;
+          function refresh() {
+            if (pending || document.hidden) { return; }
+            pending = true;
+            fetch('/api/state', { credentials: 'same-origin', cache: 'no-store' }).then(function (response) {
+              if (response.status === 401) { window.location.assign('/login'); throw new Error('logged out'); }
+              if (!response.ok) { throw new Error('HTTP ' + response.status); }
+              return response.json();
+            }).then(render).catch(function (error) {
+              show('live', 'The gateway does not answer (' + error.message + ')');
+            }).then(function () { pending = false; });
+          }
+
+          var form = document.getElementById('controls');
+          form.addEventListener('submit', function (event) {
+            event.preventDefault();
+            var button = event.submitter;
+            if (!button || button.name !== 'control') { return; }
+            var body = new URLSearchParams();
+            body.set('csrf', csrf);
+            body.set('control', button.value);
+            fetch('/control', {
+              method: 'POST', credentials: 'same-origin', body: body,
+              headers: { 'X-Requested-With': 'fetch' }
+            }).then(function (response) {
+              if (response.status === 401) { window.location.assign('/login'); return; }
+              show('result', response.ok ? 'Sent: ' + button.textContent : 'Refused: ' + button.textContent + ' (HTTP ' + response.status + ')');
+              refresh();
+            }).catch(function (error) { show('result', 'Not sent: ' + error.message); });
+          });
+
+          document.addEventListener('visibilitychange', refresh);
+          refresh();
+          window.setInterval(refresh, 1000);
+        })();
+        """#
+}

@@ -1,0 +1,150 @@
+#!/bin/bash
+# The web interface in a real browser: headless Chromium (Debian's chromium
+# and chromium-driver) driven by Selenium, against the real cast-gateway
+# daemon and the receiver simulator on loopback (Tests/web/web_check.py).
+#
+#   Tests/web/run.sh [--keep] [--screenshots DIR]
+#
+# --keep keeps the temporary directory with every log; --screenshots DIR
+# copies the desktop (1280 px wide) and phone (390 px) screenshots there
+# (docs/web-desktop.png and docs/web-phone.png are these).
+# Selenium comes from the venv Tests/homeassistant/run.sh builds (one venv,
+# pinned selenium==4.27.1; this script builds none): run that first.
+# Environment: CAST_GATEWAY_CACHE (default /var/cache/cast-gateway) holds the
+# venv; WEB_BIN is the directory with cast-gateway and cast-receiver-sim
+# (default: swift build --show-bin-path in this repository).
+# The last line is "web: N passed, M failed".
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+# The Home Assistant test's venv (its name pins both versions).
+VENV=${CAST_GATEWAY_CACHE:-/var/cache/cast-gateway}/ha-venv-2024.3.3-selenium-4.27.1
+KEEP=false
+SCREENSHOTS=""
+usage() { echo "usage: $0 [--keep] [--screenshots DIR]" >&2; echo "web: 0 passed, 1 failed"; exit 64; }
+while [ $# -gt 0 ]; do
+    case $1 in
+        --keep) KEEP=true ;;
+        --screenshots) [ $# -ge 2 ] || usage; SCREENSHOTS=$2; shift ;;
+        *) usage ;;
+    esac
+    shift
+done
+
+WORK=""
+PASSED=0
+FAILED=1   # until the checker says otherwise
+PIDFILES=()
+say() { echo "web: $*"; }
+
+cleanup() {
+    local status=$? i pid file
+    trap - EXIT INT TERM
+    set +e
+    for ((i = ${#PIDFILES[@]} - 1; i >= 0; i--)); do
+        pid=$(cat "${PIDFILES[i]}" 2>/dev/null)
+        [ -n "$pid" ] || continue
+        kill "$pid" 2>/dev/null
+        for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null
+    done
+    if [ "$status" -ne 0 ] || [ "$FAILED" -ne 0 ]; then
+        for file in gateway.err sim.out sim.err chromedriver.log browser-console.log; do
+            if [ -z "$WORK" ] || [ ! -s "$WORK/$file" ]; then continue; fi
+            echo "----- last lines of $file -----"
+            tail -n 30 "$WORK/$file"
+        done
+    fi
+    if [ -n "$WORK" ]; then
+        if $KEEP; then say "kept $WORK"; else rm -rf "$WORK"; fi
+    fi
+    [ "$status" -eq 0 ] || FAILED=$((FAILED > 0 ? FAILED : 1))
+    echo "web: $PASSED passed, $FAILED failed"
+    exit $((status != 0 ? status : FAILED > 0))
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+setup_failed() { say "setup failed: $*"; exit 1; }
+
+# start NAME COMMAND...: runs COMMAND in the background (stdin from
+# WORK/NAME.in when it exists), pid in WORK/NAME.pid, stopped on exit.
+start() {
+    local name=$1 input=/dev/null
+    shift
+    [ -p "$WORK/$name.in" ] && input=$WORK/$name.in
+    "$@" < "$input" > "$WORK/$name.out" 2> "$WORK/$name.err" &
+    echo $! > "$WORK/$name.pid"
+    disown $!
+    PIDFILES+=("$WORK/$name.pid")
+}
+
+# wait_until SECONDS WHAT COMMAND...
+wait_until() {
+    local seconds=$1 what=$2 deadline=$((SECONDS + $1))
+    shift 2
+    until "$@"; do
+        [ "$SECONDS" -le "$deadline" ] || setup_failed "$what did not happen within $seconds s"
+        sleep 0.1
+    done
+}
+
+for program in /usr/bin/chromium /usr/bin/chromedriver; do
+    [ -x "$program" ] || setup_failed "$program is not installed (deploy/install-build-deps.sh installs it)"
+done
+[ -x "$VENV/bin/python" ] || setup_failed "no venv at $VENV: Tests/homeassistant/run.sh builds it (this test uses its selenium)"
+"$VENV/bin/python" -c 'import selenium' 2>/dev/null || setup_failed "$VENV has no selenium; run Tests/homeassistant/run.sh"
+if [ -z "${WEB_BIN:-}" ]; then
+    WEB_BIN=$(cd "$REPO" && swift build --show-bin-path) || setup_failed "swift build --show-bin-path failed"
+fi
+for program in cast-gateway cast-receiver-sim; do
+    [ -x "$WEB_BIN/$program" ] || setup_failed "no $WEB_BIN/$program (build first, or set WEB_BIN)"
+done
+
+WORK=$(mktemp -d /tmp/cast-gateway-web.XXXXXX)
+
+# The simulator reads control commands (another sender's pause) from a FIFO
+# that this script holds open, so it never sees end of file.
+mkfifo "$WORK/sim.in"
+# shellcheck disable=SC2034 # held open, never read here
+exec {sim_input}<>"$WORK/sim.in"
+start sim "$WEB_BIN/cast-receiver-sim" --port 0 --log "$WORK/sim.jsonl" --ping-interval 5
+wait_until 10 "the simulator listening" grep -q '^listening' "$WORK/sim.out"
+SIM_PORT=$(awk '/^listening/ { print $3; exit }' "$WORK/sim.out")
+
+PASSWORD="web test password 42"
+printf '%s\n' "$PASSWORD" | "$WEB_BIN/cast-gateway" web-password "$WORK/web-password" > "$WORK/web-password.out" \
+    || setup_failed "web-password failed: $(cat "$WORK/web-password.out")"
+cat > "$WORK/gateway.conf" <<CONF
+[device]
+host = 127.0.0.1:$SIM_PORT
+
+[console]
+device = none
+
+[presets]
+1 = http://media.test/film.mp4 | <img src=x onerror="document.title='pwned'">Film & "Friends"
+2 = http://media.test/news.mp4 | News
+
+[web]
+listen = 127.0.0.1:0
+password-file = $WORK/web-password
+CONF
+start gateway "$WEB_BIN/cast-gateway" run --config "$WORK/gateway.conf"
+wait_until 20 "the web interface listening" grep -q 'web interface on http://' "$WORK/gateway.err"
+URL=$(grep -o 'web interface on http://[^ ]*' "$WORK/gateway.err" | head -n 1 | sed 's/^web interface on //; s:/$::')
+wait_until 20 "the gateway connected to the simulator" grep -q '\* IDLE' "$WORK/gateway.err"
+say "gateway at $URL, simulator on $SIM_PORT"
+
+set +e
+PASSWORD="$PASSWORD" "$VENV/bin/python" "$HERE/web_check.py" --url "$URL" --sim-input "$WORK/sim.in" \
+    --sim-out "$WORK/sim.out" --sim-log "$WORK/sim.jsonl" --gateway-log "$WORK/gateway.err" --work "$WORK" \
+    --browser-log "$WORK/chromedriver.log" --browser-console "$WORK/browser-console.log" | tee "$WORK/check.out"
+set -e
+counts=$(sed -n 's/^checks: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$WORK/check.out" | tail -n 1)
+read -r PASSED FAILED <<<"${counts:-0 1}"
+if [ -n "$SCREENSHOTS" ]; then
+    mkdir -p "$SCREENSHOTS"
+    cp "$WORK/web-desktop.png" "$WORK/web-phone.png" "$SCREENSHOTS/" && say "screenshots copied to $SCREENSHOTS"
+fi

@@ -1,0 +1,254 @@
+"""Checks the gateway's web interface in headless Chromium (Selenium, with
+Debian's chromium and chromedriver), against the real daemon and the receiver
+simulator that Tests/web/run.sh started. Every check prints a line; the last
+line is "checks: N passed, M failed".
+
+The password comes in the PASSWORD environment variable (not on the command
+line, where every local user could read it)."""
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+PASSED = 0
+FAILED = 0
+
+
+def check(name: str, ok: bool, detail: str = "") -> bool:
+    global PASSED, FAILED
+    if ok:
+        PASSED += 1
+        print(f"ok   {name}")
+    else:
+        FAILED += 1
+        print(f"FAIL {name}: {detail}")
+    sys.stdout.flush()
+    return ok
+
+
+def media_commands(log: str) -> list[str]:
+    """The types the simulator received on the media namespace, in order (status polls excluded)."""
+    types = []
+    for line in Path(log).read_text(errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+            payload = json.loads(entry.get("data", ""))
+        except (ValueError, TypeError):
+            continue
+        if entry.get("namespace") == "urn:x-cast:com.google.cast.media" and payload.get("type") != "GET_STATUS":
+            types.append(payload.get("type"))
+    return types
+
+
+def receiver_commands(log: str) -> list[str]:
+    types = []
+    for line in Path(log).read_text(errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+            payload = json.loads(entry.get("data", ""))
+        except (ValueError, TypeError):
+            continue
+        if entry.get("namespace") == "urn:x-cast:com.google.cast.receiver":
+            types.append(payload.get("type"))
+    return types
+
+
+def wait_for(what: Callable[[], Any], timeout: float) -> Any:
+    """Polls `what` (every 50 ms) until it returns something true, or None after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = what()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(0.05)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--sim-input", required=True, help="the FIFO the simulator reads control commands from")
+    parser.add_argument("--sim-out", required=True)
+    parser.add_argument("--sim-log", required=True)
+    parser.add_argument("--gateway-log", required=True)
+    parser.add_argument("--work", required=True, help="where the screenshots and Chromium's profile go")
+    parser.add_argument("--browser-log", required=True)
+    parser.add_argument("--browser-console", required=True)
+    args = parser.parse_args()
+    password = os.environ["PASSWORD"]
+    hostile = """<img src=x onerror="document.title='pwned'">Film & "Friends\""""
+
+    os.environ["SE_OFFLINE"] = "true"   # Selenium Manager downloads nothing
+    from selenium import webdriver
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.expected_conditions import staleness_of
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    for argument in (
+        "--headless=new", "--no-sandbox", "--window-size=1280,900", "--hide-scrollbars", "--force-device-scale-factor=1",
+        "--disable-gpu", "--disable-dev-shm-usage", "--password-store=basic", "--use-mock-keychain",
+        f"--user-data-dir={args.work}/chromium", "--no-first-run", "--no-default-browser-check",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,PasswordLeakDetection",
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--lang=en-US",
+    ):
+        options.add_argument(argument)
+    try:
+        driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver", log_output=args.browser_log),
+                                  options=options)
+    except WebDriverException as error:
+        check("Chromium starts", False, error.msg)
+        print(f"checks: {PASSED} passed, {FAILED} failed")
+        return
+    base = args.url
+    try:
+        driver.set_page_load_timeout(30)
+
+        def text(element_id: str) -> str:
+            return driver.find_element(By.ID, element_id).text
+
+        def button(label: str) -> Any:
+            for candidate in driver.find_elements(By.TAG_NAME, "button"):
+                if candidate.text == label:
+                    return candidate
+            raise AssertionError(f"no button labelled {label!r}")
+
+        def log_in(secret: str) -> None:
+            driver.get(base + "/login")
+            field = driver.find_element(By.ID, "password")
+            field.clear()
+            field.send_keys(secret)
+            navigate(lambda: button("Log in").click())
+
+        def navigate(action: Callable[[], None]) -> None:
+            """Runs `action` (a click that submits a form) and waits until the next page replaced this one:
+            a click can return before the browser navigates."""
+            old = driver.find_element(By.TAG_NAME, "html")
+            action()
+            WebDriverWait(driver, 10, poll_frequency=0.05).until(staleness_of(old))
+
+        # Before login: the status page sends the browser to the login page.
+        driver.get(base + "/")
+        check("/ redirects to the login page", driver.current_url.endswith("/login"), driver.current_url)
+        check("the login page shows no state", "Player" not in driver.page_source and "IDLE" not in driver.page_source)
+
+        log_in("not the password")
+        check("a wrong password is refused", "Wrong password." in driver.page_source, driver.current_url)
+        check("a wrong password sets no cookie", driver.get_cookies() == [], str(driver.get_cookies()))
+
+        log_in(password)
+        check("the right password opens the status page", driver.current_url == base + "/", driver.current_url)
+        cookies = driver.get_cookies()
+        cookie = cookies[0] if cookies else {}
+        check("the session cookie is HttpOnly and SameSite=Strict",
+              len(cookies) == 1 and cookie.get("httpOnly") is True and cookie.get("sameSite") == "Strict", str(cookies))
+        check("the status shows the link", wait_for(lambda: text("link") == "connected", 5) is not None, text("link"))
+
+        # A POST without the CSRF token, from the logged-in page's own origin.
+        status = driver.execute_script("""
+            return fetch('/control', {method: 'POST', body: new URLSearchParams({control: 'stop'}),
+                                      headers: {'X-Requested-With': 'fetch'}}).then(r => r.status);""")
+        check("a POST without the CSRF token is refused with 403", status == 403, str(status))
+        wrong = driver.execute_script("""
+            return fetch('/control', {method: 'POST', body: new URLSearchParams({control: 'stop', csrf: 'f'.repeat(64)}),
+                                      headers: {'X-Requested-With': 'fetch'}}).then(r => r.status);""")
+        check("a POST with a wrong CSRF token is refused with 403", wrong == 403, str(wrong))
+        check("nothing reached the receiver without the token", media_commands(args.sim_log) == [], str(media_commands(args.sim_log)))
+
+        # Every control reaches the receiver as its Cast message.
+        preset_label = next((b.text for b in driver.find_elements(By.TAG_NAME, "button") if b.text.startswith("Preset 1:")), "")
+        check("the preset's hostile title is shown as text on its button", preset_label == "Preset 1: " + hostile, preset_label)
+        button(preset_label).click()
+        check("Preset 1 loads the media (LOAD)", wait_for(lambda: "LOAD" in media_commands(args.sim_log), 5) is not None,
+              str(media_commands(args.sim_log)))
+        check("the page shows PLAYING within 2 s", wait_for(lambda: text("player") == "PLAYING", 2) is not None, text("player"))
+        check("the hostile title is shown as text", wait_for(lambda: text("title") == hostile, 2) is not None, text("title"))
+        check("the hostile title made no element", driver.execute_script(
+            "return document.querySelectorAll('#title *, img').length") == 0)
+        check("no script of the title ran", driver.title != "pwned", driver.title)
+
+        def sent(label: str, message: str, commands: Callable[[str], list[str]] = media_commands, then: str = "") -> None:
+            """Clicks `label`, expects `message` at the receiver and, with `then`, the page to show that player state
+            within 2 s (the next toggle depends on the state the gateway has seen)."""
+            before = len(commands(args.sim_log))
+            button(label).click()
+            arrived = wait_for(lambda: message in commands(args.sim_log)[before:], 5)
+            check(f"{label} reaches the receiver as {message}", arrived is not None, str(commands(args.sim_log)[before:]))
+            if then:
+                check(f"the page shows {then} within 2 s", wait_for(lambda: text("player") == then, 2) is not None, text("player"))
+
+        sent("Pause", "PAUSE", then="PAUSED")
+        sent("Play", "PLAY", then="PLAYING")
+        sent("Play/Pause", "PAUSE", then="PAUSED")
+        sent("Play/Pause", "PLAY", then="PLAYING")
+        sent("Volume up", "SET_VOLUME", receiver_commands)
+        sent("Volume down", "SET_VOLUME", receiver_commands)
+        sent("Mute", "SET_VOLUME", receiver_commands)
+        sent("Preset 2: News", "LOAD")
+        check("the page shows the new title", wait_for(lambda: text("title") == "News", 2) is not None, text("title"))
+
+        # Another sender pauses: the page follows within 2 s, without a reload.
+        marker = driver.execute_script("window.notReloaded = true; return window.notReloaded;")
+        with open(args.sim_input, "w") as simulator:
+            simulator.write("pause\n")
+        check("another sender's pause shows within 2 s", wait_for(lambda: text("player") == "PAUSED", 2) is not None,
+              text("player"))
+        check("... without a reload", marker and driver.execute_script("return window.notReloaded === true"))
+        sent("Stop", "STOP")
+
+        # Screenshots: desktop and phone, with a title and a volume shown.
+        button("Preset 2: News").click()
+        wait_for(lambda: text("player") == "PLAYING", 5)
+        driver.set_window_size(1280, 900)
+        time.sleep(0)   # no wait: the size applies before the next command
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(1280, max(900, height + 100))
+        check("desktop screenshot", driver.save_screenshot(f"{args.work}/web-desktop.png"))
+        driver.set_window_size(390, 844)
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(390, max(844, height + 100))
+        overflow = driver.execute_script("return document.documentElement.scrollWidth")
+        check("the page fits a phone's 390 px without sideways scrolling", overflow <= 390, f"{overflow} px wide")
+        check("phone screenshot", driver.save_screenshot(f"{args.work}/web-phone.png"))
+        driver.set_window_size(1280, 900)
+
+        # Logging out ends the session.
+        navigate(lambda: button("Log out").click())
+        check("Log out returns to the login page", driver.current_url.endswith("/login"), driver.current_url)
+        driver.get(base + "/")
+        check("after logging out, / redirects to login", driver.current_url.endswith("/login"), driver.current_url)
+
+        # Five wrong passwords: the sixth attempt within a minute is refused, even when right.
+        for _ in range(5):
+            log_in("guess")
+        log_in(password)
+        check("the 6th attempt is refused even with the right password", "Too many wrong passwords" in driver.page_source,
+              driver.page_source[:300])
+        check("the refused login set no cookie", driver.get_cookies() == [], str(driver.get_cookies()))
+
+        with open(args.browser_console, "w") as console:
+            entries = driver.get_log("browser")
+            for entry in entries:
+                console.write(f"{entry.get('level')} {entry.get('message')}\n")
+        violations = [e.get("message", "") for e in entries if "Content Security Policy" in e.get("message", "")]
+        check("no Content-Security-Policy violation", violations == [], str(violations))
+        gateway_log = Path(args.gateway_log).read_text(errors="replace")
+        check("the password is not in the gateway's log", password not in gateway_log)
+    except (WebDriverException, AssertionError) as error:   # TimeoutException is a WebDriverException
+        check("the browser session", False, getattr(error, "msg", None) or str(error))
+    finally:
+        driver.quit()
+    print(f"checks: {PASSED} passed, {FAILED} failed")
+
+
+if __name__ == "__main__":
+    main()

@@ -137,6 +137,18 @@ final class HomeAssistantDiscoveryTests: XCTestCase {
         XCTAssertEqual(context.triggerKeys, ["F1_BLUE", "F3_GREEN", "F4_YELLOW", "KEY_RED", "KEY_GREEN", "KEY_YELLOW"])
         XCTAssertEqual(context.eventTypes.last, "other")
     }
+
+    /// With a web interface the device names its page (HA's "Visit" link), in the device block every entity shares.
+    func testTheDeviceLinksToTheWebInterfaceWhenThereIsOne() throws {
+        var withWeb = context
+        withWeb.configurationURL = "http://room-101.local:8080/"
+        let all = HomeAssistantDiscovery.messages(settings: settings, context: withWeb, version: "1.2.0")
+        let linked = device.replacingOccurrences(of: #""suggested_area":"First floor"}"#,
+                                                 with: #""suggested_area":"First floor","configuration_url":"http://room-101.local:8080/"}"#)
+        XCTAssertNotEqual(linked, device)
+        XCTAssertTrue(all.allSatisfy { $0.text.contains(linked) }, all.first?.text ?? "none")
+        XCTAssertTrue(messages().values.allSatisfy { !$0.contains("configuration_url") }, "no web interface, no link")
+    }
 }
 
 /// Remote keys as events: presses at once, held keys counted, storms cut.

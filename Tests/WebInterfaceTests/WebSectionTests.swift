@@ -44,4 +44,19 @@ final class WebSectionTests: XCTestCase {
             }
         }
     }
+
+    /// Home Assistant's link to the page: somewhere another host can follow.
+    func testThePageURLOthersCanFollow() throws {
+        func url(_ listen: String, host: String? = "room-214") throws -> String? {
+            try parse("[web]\nlisten = \(listen)\npassword-file = /p\n").server?.pageURL(hostName: host)
+        }
+        XCTAssertEqual(try url("0.0.0.0:8080"), "http://room-214.local:8080/")
+        XCTAssertEqual(try url("[::]:8081"), "http://room-214.local:8081/")
+        XCTAssertEqual(try url("192.168.1.5:80"), "http://192.168.1.5:80/")
+        XCTAssertEqual(try url("[2001:db8::5]:8080"), "http://[2001:db8::5]:8080/")
+        XCTAssertNil(try url("0.0.0.0:8080", host: nil), "no host name, no mDNS name")
+        XCTAssertNil(try url("127.0.0.1:8080"), "loopback: only the box itself could open it")
+        XCTAssertNil(try url("[::1]:8080"))
+        XCTAssertNil(try url("127.0.0.1:0"))
+    }
 }

@@ -1,6 +1,7 @@
 import Fleet
 import GatewayModel
 import RemoteInput
+import WebInterface
 
 /// What the MQTT service depends on: `[mqtt]`, and what its Home Assistant
 /// device shows from the rest of the config (presets, CEC, the inputs and
@@ -33,6 +34,7 @@ struct FleetPart: Equatable, Sendable {
         let machine = MachineModel.current()
         let board = settings.board?.model ?? ""
         context = HomeAssistantContext(presets: presets, tv: cec, keySources: sources.map(\.rawValue), mappedKeys: mapped,
-                                       model: board.isEmpty ? machine.model : board, hardwareVersion: machine.version)
+                                       model: board.isEmpty ? machine.model : board, hardwareVersion: machine.version,
+                                       configurationURL: settings.web.server?.pageURL(hostName: FleetSettings.hostname()))
     }
 }

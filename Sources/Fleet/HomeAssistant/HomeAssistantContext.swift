@@ -37,15 +37,18 @@ public struct HomeAssistantContext: Sendable, Equatable {
     /// The device's model: the board profile's, or the machine's own.
     public var model: String
     public var hardwareVersion: String?
+    /// The box's web interface (`[web]`), the device page's "Visit" link; nil without one.
+    public var configurationURL: String?
 
     public init(presets: [Preset] = [], tv: Bool = false, keySources: [String] = [], mappedKeys: Set<String> = [],
-                model: String = "Linux", hardwareVersion: String? = nil) {
+                model: String = "Linux", hardwareVersion: String? = nil, configurationURL: String? = nil) {
         self.presets = presets
         self.tv = tv
         self.keySources = keySources
         self.mappedKeys = mappedKeys
         self.model = model
         self.hardwareVersion = hardwareVersion
+        self.configurationURL = configurationURL
     }
 
     /// Keys a remote commonly has that keymaps leave free (the colour

@@ -31,6 +31,7 @@ public enum HomeAssistantDiscovery {
         ]
         if let hardware = context.hardwareVersion { deviceInfo["hw_version"] = .string(hardware) }
         deviceInfo["suggested_area"] = .string(settings.area ?? settings.room)
+        if let url = context.configurationURL { deviceInfo["configuration_url"] = .string(url) }
         let device = JSONValue.object(deviceInfo)
         let origin: JSONValue = ["name": "cast-gateway", "sw_version": .string(version)]
         enum Needs { case gateway, receiver }

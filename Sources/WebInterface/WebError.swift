@@ -20,5 +20,6 @@ public struct WebError: Error, Equatable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { "web: \(message)" }
+    /// The message alone: the service group names the part ("web failed: ...").
+    public var description: String { message }
 }

@@ -1,3 +1,4 @@
+import Glibc
 import SystemSupport
 import WebInterface
 
@@ -7,7 +8,9 @@ import WebInterface
 func webPasswordCommand(_ arguments: inout ArgumentReader) throws -> Int32 {
     let positionals = try arguments.finish(maximumPositionals: 1)
     guard let path = positionals.first else { throw UsageError("web-password needs a PATH (e.g. /etc/cast-gateway/web-password)") }
-    guard let line = readLine(strippingNewline: true) else {
+    // Typed at a terminal: not echoed (a pipe or a file is read as it is).
+    let line = isatty(STDIN_FILENO) == 1 ? readLineWithoutEcho(prompt: "password: ") : readLine(strippingNewline: true)
+    guard let line else {
         StandardOutput.line("error: no password on standard input; give it as one line, e.g. from a file or a pipe")
         return ExitCode.usage
     }
@@ -25,4 +28,19 @@ func webPasswordCommand(_ arguments: inout ArgumentReader) throws -> Int32 {
     }
     StandardOutput.line("\(path): password hash written (mode 0600); set [web] password-file = \(path)")
     return ExitCode.ok
+}
+
+/// One line from the terminal on standard input with its echo off, restored after.
+private func readLineWithoutEcho(prompt: String) -> String? {
+    var saved = termios()
+    guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return readLine(strippingNewline: true) }
+    var quiet = saved
+    quiet.c_lflag &= ~tcflag_t(ECHO)
+    StandardOutput.write(prompt)
+    _ = tcsetattr(STDIN_FILENO, TCSANOW, &quiet)
+    defer {
+        _ = tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+        StandardOutput.line("")
+    }
+    return readLine(strippingNewline: true)
 }

@@ -27,6 +27,8 @@ set -euo pipefail
 PROG=image-boot
 # shellcheck source=deploy/lib.sh
 source "$(dirname "$0")/../../deploy/lib.sh"
+# shellcheck source=Tests/deploy/vm.sh
+source "$(dirname "$0")/vm.sh"
 KEEP=0 DEB=""
 while [ $# -gt 0 ]; do
     case $1 in
@@ -43,10 +45,8 @@ need mcopy mtools
 need python3 python3
 need openssl openssl
 WORK=$(mktemp -d /tmp/cast-gateway-image-boot-XXXXXX)
-QEMU_PID=""
 finish() {
-    if [ -n "$QEMU_PID" ]; then kill "$QEMU_PID" 2>/dev/null || true; wait "$QEMU_PID" 2>/dev/null || true; fi
-    cleanup_mounts
+    vm_finish
     if [ "$KEEP" = 1 ]; then echo "image-boot: kept $WORK"; else rm -rf "$WORK"; fi
 }
 trap finish EXIT
@@ -60,56 +60,9 @@ if [ -z "$DEB" ] || [ ! -x "$SIM" ]; then
     DEB=$(bash "$REPO/deploy/package" --arch arm64 --suite trixie --simulator | tail -1)
 fi
 
-# 2. The image, with the test's config, firstboot.conf and simulator unit.
-ssh-keygen -q -t ed25519 -N "" -C cast-gateway-image-test -f "$WORK/id_ed25519"
-cat > "$WORK/cast-gateway.conf" <<'CONF'
-# The image test's config: the simulator inside the VM.
-[device]
-host = 127.0.0.1
-[log]
-level = info
-[board]
-name = qemu-arm64
-CONF
-cat > "$WORK/firstboot.conf" <<FIRSTBOOT
-hostname = cg-image-test
-wifi-ssid = Test Network
-wifi-psk = not-a-real-secret-42
-wifi-country = DE
-ssh-key = $(cat "$WORK/id_ed25519.pub")
-timezone = Europe/Berlin
-FIRSTBOOT
-cat > "$WORK/customize" <<CUSTOMIZE
-#!/bin/sh
-# Test only: the receiver simulator on 127.0.0.1:8009 inside the VM.
-set -e
-install -m 755 "$SIM" "\$1/usr/local/bin/cast-receiver-sim"
-deps="$(cat "$SIM.depends" 2>/dev/null || true)"
-if [ -n "\$deps" ] && ! chroot "\$1" dpkg -s \$deps >/dev/null 2>&1; then
-    # The image's own resolv.conf is for the board: borrow the host's while apt runs.
-    if [ -e "\$1/etc/resolv.conf" ] || [ -L "\$1/etc/resolv.conf" ]; then mv "\$1/etc/resolv.conf" "\$1/etc/resolv.conf.image"; fi
-    cp -L /etc/resolv.conf "\$1/etc/resolv.conf"
-    chroot "\$1" apt-get update -qq
-    chroot "\$1" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \$deps >/dev/null
-    rm -f "\$1/etc/resolv.conf"
-    if [ -e "\$1/etc/resolv.conf.image" ] || [ -L "\$1/etc/resolv.conf.image" ]; then mv "\$1/etc/resolv.conf.image" "\$1/etc/resolv.conf"; fi
-fi
-cat > "\$1/etc/systemd/system/cast-receiver-sim.service" <<'UNIT'
-[Unit]
-Description=Test only: Cast receiver simulator on 127.0.0.1:8009
-Before=cast-gateway.service
-[Service]
-ExecStart=/usr/local/bin/cast-receiver-sim --port 8009 --bind 127.0.0.1
-[Install]
-WantedBy=multi-user.target
-UNIT
-chroot "\$1" systemctl enable cast-receiver-sim.service
-CUSTOMIZE
-chmod +x "$WORK/customize"
-# The update certificate the image trusts, as a real build would give it.
-openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/O=cast-gateway/CN=image test signing" \
-    -keyout "$WORK/signing.key.pem" -out "$WORK/signing.cert.pem" 2> "$WORK/openssl.log" \
-    || { cat "$WORK/openssl.log" >&2; bad "openssl could not make the test's signing certificate"; exit 1; }
+# 2. The image, with the test's config, firstboot.conf and simulator unit
+#    (Tests/deploy/vm.sh).
+vm_test_files "$SIM"
 start=$(date +%s)
 if bash "$REPO/deploy/image" --board qemu-arm64 --package "$DEB" --config "$WORK/cast-gateway.conf" \
     --firstboot "$WORK/firstboot.conf" --customize "$WORK/customize" --keyring "$WORK/signing.cert.pem" --output "$WORK/test.img" > "$WORK/image.log" 2>&1; then
@@ -136,91 +89,11 @@ mcopy -n -i "$fat" ::cast-gateway.conf "$WORK/cast-gateway.conf.card" \
 # A bigger "card" than the image: the first boot grows the data partition.
 truncate -s +1G "$WORK/test.img"
 
-# 4. Boot through U-Boot: qemu and qemu_arm64's u-boot.bin from the boot
-#    tools' chroot (bookworm's qemu breaks U-Boot's flash writes; see
-#    ensure_boot_tools), U-Boot's own environment in flash bank 1. ttyAMA0
-#    (U-Boot's console, then the gateway's) on a socket with a log of all it
-#    printed, the kernel console on hvc0 into a file, ssh forwarded from
-#    127.0.0.1 only. The test's files are at the same path in the chroot.
-#    No option ROM for the network card (romfile=): U-Boot boots from the
-#    disk, and the chroot has no ipxe-qemu.
-ensure_boot_tools
-chroot_mounts "$BOOT_TOOLS"
-bind_mount "$WORK" "$BOOT_TOOLS$WORK"
-truncate -s 64M "$WORK/flash1.img"
-ssh_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-boot_started=$(date +%s.%N)
-# chroot execs qemu: $! is qemu's pid.
-chroot "$BOOT_TOOLS" qemu-system-aarch64 -M virt -cpu cortex-a72 -m 1024 -smp 2 -accel tcg -display none -monitor none -no-reboot \
-    -bios /usr/lib/u-boot/qemu_arm64/u-boot.bin -drive "if=pflash,format=raw,index=1,file=$WORK/flash1.img" \
-    -drive "if=none,id=disk,format=raw,file=$WORK/test.img" -device virtio-blk-device,drive=disk \
-    -netdev "user,id=net0,hostfwd=tcp:127.0.0.1:$ssh_port-:22" -device virtio-net-pci,netdev=net0,romfile= \
-    -chardev "socket,id=uart,path=$WORK/ttyAMA0.sock,server=on,wait=off,logfile=$WORK/serial.log" -serial chardev:uart \
-    -device virtio-serial-device -chardev "file,id=hvc,path=$WORK/console.log" -device virtconsole,chardev=hvc \
-    < /dev/null > "$WORK/qemu.log" 2>&1 &
-QEMU_PID=$!
+# 4. Boot through U-Boot (Tests/deploy/vm.sh vm_start).
+vm_start "$WORK/test.img" -no-reboot
 
 # 5. Type `status` on the serial console until it answers `connected`.
-cat > "$WORK/console.py" <<'PY'
-import socket, sys, time
-path, deadline, started = sys.argv[1], time.time() + float(sys.argv[2]), float(sys.argv[3])
-# U-Boot shares the UART and a key stops its autoboot: type nothing before
-# it has handed over to the kernel (qemu's log of the UART says when).
-uart_log, qemu_pid = sys.argv[4], int(sys.argv[5])
-import os
-def qemu_alive():
-    try:
-        os.kill(qemu_pid, 0)
-        return True
-    except OSError:
-        return False
-def kernel_started():
-    try:
-        with open(uart_log, "rb") as f:
-            return b"Starting kernel" in f.read()
-    except OSError:
-        return False
-sock = None
-while time.time() < deadline and sock is None and qemu_alive():
-    try:
-        sock = socket.socket(socket.AF_UNIX); sock.connect(path)
-    except OSError:
-        sock = None; time.sleep(0.5)
-if sock is None:
-    print("no serial socket (qemu %s)" % ("running" if qemu_alive() else "exited: see qemu.log")); sys.exit(1)
-sock.settimeout(2)
-# The answer to `status` names the link state; while connected, this build
-# may render it as the player state alone ("* IDLE vol 50%"), which
-# StatusLine only shows when connected: report which form was seen.
-import re
-connected_form = re.compile(r"^\* (IDLE|READY|PLAYING|PAUSED|BUFFERING)\b")
-seen = b""
-while time.time() < deadline and qemu_alive():
-    # (The UART's input backs up until the gateway reads it: never block.)
-    try:
-        if kernel_started():
-            sock.sendall(b"status\r")
-    except (socket.timeout, BlockingIOError):
-        pass
-    end = time.time() + 5
-    while time.time() < end:
-        try:
-            data = sock.recv(4096)
-        except socket.timeout:
-            break
-        seen += data
-        lines = seen.replace(b"\r", b"\n").split(b"\n")
-        for line in lines:
-            text = line.decode("utf-8", "replace").replace("cast-gateway> ", "").strip()
-            if "connected" in text and "disconnected" not in text:
-                print("%.1f word %s" % (time.time() - started, text)); sys.exit(0)
-            if connected_form.match(text):
-                print("%.1f form %s" % (time.time() - started, text)); sys.exit(0)
-    seen = seen[-4096:]
-print(("qemu exited; " if not qemu_alive() else "") + "no 'connected' on the console; last output: " + seen[-600:].decode("utf-8", "replace"))
-sys.exit(1)
-PY
-if answer=$(python3 "$WORK/console.py" "$WORK/ttyAMA0.sock" 900 "$boot_started" "$WORK/serial.log" "$QEMU_PID"); then
+if answer=$(vm_console connected 900); then
     read -r seconds form text <<<"$answer"
     if [ "$form" = word ]; then
         ok "status on the serial console answers connected: $text"
@@ -241,11 +114,7 @@ else
 fi
 
 # 6. The rest over ssh.
-ssh_vm() {
-    ssh -q -i "$WORK/id_ed25519" -p "$ssh_port" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
-        -o ConnectTimeout=10 -o BatchMode=yes root@127.0.0.1 "$@"
-}
-for _ in $(seq 1 120); do ssh_vm true 2>/dev/null && break; kill -0 "$QEMU_PID" 2>/dev/null || break; sleep 2; done
+vm_wait_ssh 240 || true
 # check NAME REMOTE-SHELL-COMMAND
 check() {
     if output=$(ssh_vm "$2" 2>&1); then ok "$1"; else bad "$1: $output"; fi
@@ -306,7 +175,7 @@ if [ -x "$REPO/deploy/install" ]; then
     dpkg-deb -R "$DEB" "$WORK/repack"
     sed -i "s/^Version: .*/Version: $version+upgrade1/" "$WORK/repack/DEBIAN/control"
     dpkg-deb --root-owner-group -b "$WORK/repack" "$WORK/cast-gateway-upgrade.deb" > /dev/null
-    if "$REPO/deploy/install" root@127.0.0.1 --port "$ssh_port" --identity "$WORK/id_ed25519" --no-host-key-check \
+    if "$REPO/deploy/install" root@127.0.0.1 --port "$VM_SSH_PORT" --identity "$WORK/id_ed25519" --no-host-key-check \
         --package "$WORK/cast-gateway-upgrade.deb" > "$WORK/install.log" 2>&1; then
         ok "deploy/install upgraded the box over ssh"
     else
@@ -319,7 +188,6 @@ if [ -x "$REPO/deploy/install" ]; then
          && [ -L /etc/cast-gateway/gateway.conf ] && grep -q 'image test' /boot/firmware/cast-gateway.conf"
 fi
 
-ssh_vm "poweroff" 2>/dev/null || true
-for _ in $(seq 1 60); do kill -0 "$QEMU_PID" 2>/dev/null || break; sleep 1; done
+vm_stop
 echo "image-boot: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -18,9 +18,9 @@
 # non-zero when a check failed or the setup did.
 set -euo pipefail
 
-HA_VERSION=2024.3.3
-# What drives Chromium for the device page's screenshot (its pip package works with urllib3<2, which HA pins).
-SELENIUM_VERSION=4.27.1
+# HA_VERSION, SELENIUM_VERSION, CACHE and VENV.
+# shellcheck source=Tests/homeassistant/venv.sh
+source "$(dirname "${BASH_SOURCE[0]}")/venv.sh"
 # The integrations configuration.yaml sets up (and mqtt, from its config entry).
 HA_DOMAINS="http api websocket_api config device_automation onboarding logger frontend mqtt"
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -127,10 +127,6 @@ for program in mosquitto mosquitto_sub mosquitto_pub lircd irsend /usr/bin/pytho
 done
 
 # ---- the venv ---------------------------------------------------------------
-CACHE=${CAST_GATEWAY_CACHE:-/var/cache/cast-gateway}
-# Named after its pins: a checkout with other pins (another branch, an older
-# run) keeps a venv of its own instead of rebuilding this one.
-VENV=$CACHE/ha-venv-$HA_VERSION-selenium-$SELENIUM_VERSION
 venv_start=$(now)
 mkdir -p "$CACHE"
 # One run at a time looks at and builds the venvs: a second run waits for

@@ -18,8 +18,9 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-# The Home Assistant test's venv (its name pins both versions).
-VENV=${CAST_GATEWAY_CACHE:-/var/cache/cast-gateway}/ha-venv-2024.3.3-selenium-4.27.1
+# The Home Assistant test's venv (VENV; its name pins both versions).
+# shellcheck source=Tests/homeassistant/venv.sh
+source "$REPO/Tests/homeassistant/venv.sh"
 KEEP=false
 SCREENSHOTS=""
 usage() { echo "usage: $0 [--keep] [--screenshots DIR]" >&2; echo "web: 0 passed, 1 failed"; exit 64; }

@@ -85,7 +85,7 @@ start_sim() {
     local out=$WORK/sim-$sims.out
     "$WORK/cast-receiver-sim" --port 0 --log-level warning >"$out" 2>&1 &
     pids+=("$!")
-    until_true 10 "cast-receiver-sim listening" grep -q '^listening ' "$out"
+    until_true 10 "cast-receiver-sim listening" grep -qs '^listening ' "$out"
     PORT=$(awk '/^listening / { print $3; exit }' "$out")
 }
 start_sim
@@ -226,8 +226,17 @@ measure MQTT "$device$no_console$mqtt" "log:connected to mqtt://" lib:libmosquit
 measure web "$device$no_console$web" lib:libmicrohttpd
 measure everything "$device$ir_console$cec$kiosk_media$mqtt$web" "console:cast-gateway> " "log:serving " "log:connected to mqtt://" lib:libcec lib:libmicrohttpd lib:libmosquitto
 
-# Peak RSS of a whole process: GNU time's %M is the child's ru_maxrss.
-peak() { /usr/bin/time -f 'peak_kb=%M' -o "$WORK/peak" "$@" >/dev/null && sed -n 's/^peak_kb=//p' "$WORK/peak"; }
+# Peak RSS of a whole process: GNU time's %M is the child's ru_maxrss. Empty
+# when the process fails (its output is in build/bench/memory-peaks.log).
+: >"$OUT/memory-peaks.log"
+peak() {
+    if /usr/bin/time -f 'peak_kb=%M' -o "$WORK/peak" "$@" >>"$OUT/memory-peaks.log" 2>&1; then
+        sed -n 's/^peak_kb=//p' "$WORK/peak"
+    else
+        echo "memory: failed: $*" | tee -a "$OUT/memory-peaks.log" >&2
+    fi
+}
+peak_kb() { if [ -n "$1" ]; then kb "$1"; else echo "failed (build/bench/memory-peaks.log)"; fi; }
 version_peak=$(peak "$GATEWAY" --version)
 VENV=${PYCHROMECAST_VENV:-$REPO/.build/pychromecast-14.0.10-venv}
 if [ ! -x "$VENV/bin/python" ]; then
@@ -244,10 +253,12 @@ theirs_peak=$(peak timeout 60 "$VENV/bin/python" bench/pychromecast_scenario.py 
     echo "| configuration | optional libraries mapped | RSS | PSS | private (clean + dirty) | shared | peak RSS (VmHWM) |"
     echo "|---|---|---|---|---|---|---|"
     printf '%s\n' "${rows[@]}"
-    echo "| \`--version\` | — | — | — | — | — | $(kb "$version_peak") |"
-    echo "| one-shot \`cast\` (connect, launch, load) | — | — | — | — | — | $(kb "$cast_peak") |"
-    echo "| pychromecast 14.0.10, bench/pychromecast_scenario.py (connect, launch, load, pause) | — | — | — | — | — | $(kb "$theirs_peak") |"
+    echo "| \`--version\` | — | — | — | — | — | $(peak_kb "$version_peak") |"
+    echo "| one-shot \`cast\` (connect, launch, load) | — | — | — | — | — | $(peak_kb "$cast_peak") |"
+    echo "| pychromecast 14.0.10, bench/pychromecast_scenario.py (connect, launch, load, pause) | — | — | — | — | — | $(peak_kb "$theirs_peak") |"
     echo
-    echo "one-shot cast / pychromecast peak: $(awk -v a="$cast_peak" -v b="$theirs_peak" 'BEGIN { printf "%.2f", a / b }')"
+    if [ -n "$cast_peak" ] && [ -n "$theirs_peak" ]; then
+        echo "one-shot cast / pychromecast peak: $(awk -v a="$cast_peak" -v b="$theirs_peak" 'BEGIN { printf "%.2f", a / b }')"
+    fi
     echo "machine: $(nproc) cores, $(uname -m), $(swift --version 2>/dev/null | head -1); commit $(git rev-parse --short HEAD); $(date -u +%Y-%m-%d)"
 } | tee "$OUT/memory.md"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures cast-gateway (release, static Swift stdlib, stripped) against the
 # receiver simulator on loopback, and pychromecast on the same scenario.
-# Prints a Markdown table and keeps it in build/bench/results.md.
+# Prints a Markdown table and keeps it in build/bench/results.md, then runs
+# bench/memory.sh (memory per configuration, build/bench/memory.md).
 #
 #   bench/run.sh            (IDLE_SECONDS=600 by default: RSS after 10 minutes idle)
 #   IDLE_SECONDS=60 bench/run.sh
@@ -145,3 +146,7 @@ size_kb() { echo $(( $(stat -c %s "$1") / 1024 )); }
     echo "| stripped binaries (static Swift stdlib) | cast-gateway $(size_kb "$OUT/cast-gateway") kB, cast-receiver-sim $(size_kb "$OUT/cast-receiver-sim") kB | — |"
 } | tee "$OUT/results.md"
 echo "machine: $(nproc) cores, $(uname -m), $(swift --version 2>/dev/null | head -1)" | tee -a "$OUT/results.md"
+
+# RSS, PSS and private memory per configuration, and the one-shot cast's peak
+# against pychromecast's: bench/memory.sh (build/bench/memory.md).
+BIN_DIR="$BIN" PYCHROMECAST_VENV="$VENV" bench/memory.sh

@@ -29,8 +29,8 @@ def check(name: str, ok: bool, detail: str = "") -> bool:
     return ok
 
 
-def media_commands(log: str) -> list[str]:
-    """The types the simulator received on the media namespace, in order (status polls excluded)."""
+def commands(log: str, namespace: str) -> list[str]:
+    """The types the simulator received on `namespace`, in order (status polls excluded)."""
     types = []
     for line in Path(log).read_text(errors="replace").splitlines():
         try:
@@ -38,22 +38,17 @@ def media_commands(log: str) -> list[str]:
             payload = json.loads(entry.get("data", ""))
         except (ValueError, TypeError):
             continue
-        if entry.get("namespace") == "urn:x-cast:com.google.cast.media" and payload.get("type") != "GET_STATUS":
+        if entry.get("namespace") == namespace and payload.get("type") != "GET_STATUS":
             types.append(payload.get("type"))
     return types
+
+
+def media_commands(log: str) -> list[str]:
+    return commands(log, "urn:x-cast:com.google.cast.media")
 
 
 def receiver_commands(log: str) -> list[str]:
-    types = []
-    for line in Path(log).read_text(errors="replace").splitlines():
-        try:
-            entry = json.loads(line)
-            payload = json.loads(entry.get("data", ""))
-        except (ValueError, TypeError):
-            continue
-        if entry.get("namespace") == "urn:x-cast:com.google.cast.receiver":
-            types.append(payload.get("type"))
-    return types
+    return commands(log, "urn:x-cast:com.google.cast.receiver")
 
 
 def wait_for(what: Callable[[], Any], timeout: float) -> Any:

@@ -213,8 +213,6 @@ public actor CastClient {
             // the reason and the new phase together. "Connected with no app" would
             // read as the app having stopped (the kiosk would take the screen back).
             let delay: Duration? = Task.isCancelled ? nil : backoff.nextDelay()
-            // Fixed as the phase is published: the sleeping task may start later.
-            let retryAt = timeSource.now + (delay ?? .zero)
             var lost = state
             lost.application = nil
             lost.media = nil
@@ -223,6 +221,8 @@ public actor CastClient {
             lost.phase = delay.map { .waitingToReconnect(attempt: backoff.attempts, retryIn: $0) } ?? .idle
             state = lost
             guard let delay else { break }
+            // Fixed as the phase is published: the sleeping task may start later.
+            let retryAt = timeSource.now + delay
             logger.debug("reconnecting to \(configuration.address) in \(delay.secondsText)")
             // A separate task so `reconnectNow()` can cut the wait short;
             // cancelling the client cancels it too, and the loop awaits it.

@@ -33,6 +33,14 @@ public struct WebControl: Sendable, Equatable {
         WebControl(value: "mute", label: "Mute", commandLine: "mute"),
     ]
 
+    /// The kiosk's loop, shown while `[kiosk]` is on: the console's `playlist` commands and `checkout`.
+    public static let kiosk: [WebControl] = [
+        WebControl(value: "kiosk-start", label: "Start playlist", commandLine: "playlist start"),
+        WebControl(value: "kiosk-stop", label: "Stop playlist", commandLine: "playlist stop"),
+        WebControl(value: "kiosk-next", label: "Next in playlist", commandLine: "playlist next"),
+        WebControl(value: "kiosk-checkout", label: "Checkout", commandLine: "checkout"),
+    ]
+
     /// The remote's key pad, three a row with the arrows as a cross around
     /// OK: the keys enter the input stream as `key NAME` does.
     public static let keys: [WebControl] = [

@@ -43,12 +43,8 @@ enum WebPages {
                 "<button type=\"submit\" name=\"control\" value=\"\(HTMLEscape.escape($0.value))\">\(HTMLEscape.escape($0.label))</button>"
             }.joined(separator: "\n")
         }
-        let token = "<input type=\"hidden\" name=\"csrf\" value=\"\(HTMLEscape.escape(csrf))\">"
-        var body = """
-            <header>
-            <h1>cast-gateway</h1>
-            <form method="post" action="/logout" class="logout">\(token)<button type="submit">Log out</button></form>
-            </header>
+        let token = csrfField(csrf)
+        var body = header(csrf: csrf, current: "/") + """
             <main>
             <section aria-labelledby="status-heading">
             <h2 id="status-heading">Status</h2>
@@ -104,6 +100,32 @@ enum WebPages {
         return document(title: "cast-gateway", body: body, script: true, csrf: csrf)
     }
 
+    /// The form field every POST of a logged-in page carries.
+    static func csrfField(_ csrf: String) -> String {
+        "<input type=\"hidden\" name=\"csrf\" value=\"\(HTMLEscape.escape(csrf))\">"
+    }
+
+    /// The pages a logged-in browser moves between, in the header of each.
+    static let sections: [(path: String, label: String)] = [("/", "Status"), ("/config", "Config"), ("/logs", "Logs")]
+
+    /// The logged-in pages' header: the name, the page links (the current one marked) and Log out.
+    static func header(csrf: String, current: String) -> String {
+        let links = sections.map { section in
+            let mark = section.path == current ? " aria-current=\"page\"" : ""
+            return "<a href=\"\(section.path)\"\(mark)>\(section.label)</a>"
+        }.joined(separator: "\n")
+        return """
+            <header>
+            <h1>cast-gateway</h1>
+            <nav aria-label="Pages">
+            \(links)
+            </nav>
+            <form method="post" action="/logout" class="logout">\(csrfField(csrf))<button type="submit">Log out</button></form>
+            </header>
+
+            """
+    }
+
     static func message(_ title: String, _ text: String) -> String {
         document(title: title, body: "<main class=\"narrow\"><h1>\(HTMLEscape.escape(title))</h1><p>\(HTMLEscape.escape(text))</p>"
                  + "<p><a href=\"/\">Back</a></p></main>")
@@ -114,7 +136,19 @@ enum WebPages {
         @media (prefers-color-scheme: dark) { :root { --fg: #eee; --bg: #121212; --accent: #8ab4f8; --muted: #bbb; --card: #1e1e1e; } }
         * { box-sizing: border-box; }
         body { margin: 0; font: 16px/1.4 system-ui, sans-serif; color: var(--fg); background: var(--bg); }
-        header { display: flex; justify-content: space-between; align-items: center; padding: 0.5rem 1rem; border-bottom: 1px solid var(--muted); }
+        header { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; justify-content: space-between; align-items: center; padding: 0.5rem 1rem;
+                 border-bottom: 1px solid var(--muted); }
+        nav { display: flex; gap: 1rem; }
+        a { color: var(--accent); }
+        nav a[aria-current=page] { color: var(--fg); font-weight: bold; text-decoration: none; }
+        main.wide { display: block; }
+        textarea { display: block; width: 100%; min-height: 24rem; font: 14px/1.4 ui-monospace, monospace; padding: 0.5rem;
+                   border: 1px solid var(--muted); border-radius: 0.4rem; background: var(--card); color: var(--fg); }
+        textarea:focus-visible, a:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+        .ok { color: #1b5e20; font-weight: bold; }
+        @media (prefers-color-scheme: dark) { .ok { color: #a5d6a7; } }
+        pre.log { white-space: pre-wrap; overflow-wrap: anywhere; font: 13px/1.4 ui-monospace, monospace; background: var(--card);
+                  border: 1px solid var(--muted); border-radius: 0.4rem; padding: 0.5rem; margin: 0; }
         h1 { font-size: 1.3rem; margin: 0.5rem 0; }
         h2 { font-size: 1.1rem; margin: 1rem 0 0.5rem; }
         h3 { font-size: 1rem; margin: 0.75rem 0 0.25rem; }

@@ -124,6 +124,11 @@ host = 127.0.0.1:$SIM_PORT
 [console]
 device = none
 
+# A secret the config page must never send to the browser.
+[cast]
+media-credentials = web-test-secret-7f3a
+
+
 [presets]
 1 = http://media.test/film.mp4 | <img src=x onerror="document.title='pwned'">Film & "Friends"
 2 = http://media.test/news.mp4 | News
@@ -140,7 +145,7 @@ say "gateway at $URL, simulator on $SIM_PORT"
 
 set +e
 PASSWORD="$PASSWORD" "$VENV/bin/python" "$HERE/web_check.py" --url "$URL" --sim-input "$WORK/sim.in" \
-    --sim-out "$WORK/sim.out" --sim-log "$WORK/sim.jsonl" --gateway-log "$WORK/gateway.err" --work "$WORK" \
+    --sim-out "$WORK/sim.out" --sim-log "$WORK/sim.jsonl" --gateway-log "$WORK/gateway.err" --config "$WORK/gateway.conf" --work "$WORK" \
     --browser-log "$WORK/chromedriver.log" --browser-console "$WORK/browser-console.log" | tee "$WORK/check.out"
 set -e
 counts=$(sed -n 's/^checks: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$WORK/check.out" | tail -n 1)

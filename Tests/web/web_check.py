@@ -70,6 +70,7 @@ def main() -> None:
     parser.add_argument("--sim-out", required=True)
     parser.add_argument("--sim-log", required=True)
     parser.add_argument("--gateway-log", required=True)
+    parser.add_argument("--config", required=True, help="the gateway's config file, which the config page edits")
     parser.add_argument("--work", required=True, help="where the screenshots and Chromium's profile go")
     parser.add_argument("--browser-log", required=True)
     parser.add_argument("--browser-console", required=True)
@@ -216,6 +217,57 @@ def main() -> None:
         check("phone screenshot", driver.save_screenshot(f"{args.work}/web-phone.png"))
         driver.set_window_size(1280, 900)
 
+        # The config page: the file with its secret as ********, an error shown in place, then a good edit applied.
+        secret = "web-test-secret-7f3a"
+        driver.get(base + "/config")
+        shown = driver.execute_script("return document.getElementById('config-text').value")
+        check("the config page shows the file", "[presets]" in shown and "2 = http://media.test/news.mp4 | News" in shown, shown[:300])
+        check("the secret shows as ********", "media-credentials = ********" in shown, shown[:300])
+        check("the secret is not in the config page's source", secret not in driver.page_source)
+        check("the hostile preset title in the text made no element",
+              driver.execute_script("return document.querySelectorAll('img').length") == 0)
+        check("the textarea has a label", driver.execute_script(
+            "return document.querySelector('label[for=config-text]') !== null"))
+
+        def submit_config(text: str, label: str) -> None:
+            driver.execute_script("document.getElementById('config-text').value = arguments[0];", text)
+            navigate(lambda: button(label).click())
+
+        broken = shown.replace("2 = http://media.test/news.mp4 | News", "2 = http://media.test/news.mp4 | News\nthis line is broken")
+        broken_line = broken.splitlines().index("this line is broken") + 1
+        submit_config(broken, "Apply")
+        result = text("config-result")
+        check("an error is shown in place with file and line",
+              result.startswith(f"Not applied: {args.config}:{broken_line}: expected 'key = value'"), result)
+        check("the error is an alert under the text", driver.execute_script(
+            "var r = document.getElementById('config-result'); return r.getAttribute('role') === 'alert' && "
+            "document.getElementById('config-text').compareDocumentPosition(r) === Node.DOCUMENT_POSITION_FOLLOWING"))
+        check("the edit stays in the text after the error",
+              "this line is broken" in driver.execute_script("return document.getElementById('config-text').value"))
+        on_disk = Path(args.config).read_text()
+        check("the broken edit was not written", "this line is broken" not in on_disk and secret in on_disk)
+
+        good = shown.replace("2 = http://media.test/news.mp4 | News", "2 = http://media.test/news.mp4 | Evening News")
+        submit_config(good, "Check")
+        check("Check finds no problem", text("config-result").startswith("No problems found"), text("config-result"))
+        check("Check wrote nothing", "Evening News" not in Path(args.config).read_text())
+        submit_config(good, "Apply")
+        check("Apply says applied", text("config-result").startswith("Applied"), text("config-result"))
+        check("the secret is not in the page after Apply", secret not in driver.page_source)
+        on_disk = Path(args.config).read_text()
+        check("Apply wrote the edit and kept the secret", "| Evening News" in on_disk and f"media-credentials = {secret}" in on_disk,
+              on_disk)
+
+        def preset_shown() -> bool:
+            driver.get(base + "/")
+            return any(b.text == "Preset 2: Evening News" for b in driver.find_elements(By.TAG_NAME, "button"))
+        check("the status page shows the new preset title (live reload, same session)", wait_for(preset_shown, 10) is not None,
+              driver.current_url)
+        wait_for(lambda: text("link") == "connected", 5)
+        button("Preset 2: Evening News").click()
+        check("the new title reaches the page through the receiver",
+              wait_for(lambda: text("title") == "Evening News", 5) is not None, text("title"))
+
         # Logging out ends the session.
         navigate(lambda: button("Log out").click())
         check("Log out returns to the login page", driver.current_url.endswith("/login"), driver.current_url)
@@ -238,6 +290,7 @@ def main() -> None:
         check("no Content-Security-Policy violation", violations == [], str(violations))
         gateway_log = Path(args.gateway_log).read_text(errors="replace")
         check("the password is not in the gateway's log", password not in gateway_log)
+        check("the config's secret is not in the gateway's log", "web-test-secret-7f3a" not in gateway_log)
     except (WebDriverException, AssertionError) as error:   # TimeoutException is a WebDriverException
         check("the browser session", False, getattr(error, "msg", None) or str(error))
     finally:

@@ -1,3 +1,5 @@
+import GatewayModel
+
 /// The web interface's pages, style sheet and script, compiled into the
 /// binary: no file on disk, no CDN, no build step. Pages carry no inline
 /// script or style (the Content-Security-Policy forbids both); whatever they
@@ -37,7 +39,9 @@ enum WebPages {
         return document(title: "cast-gateway: log in", body: body)
     }
 
-    static func status(csrf: String, presets: [WebControl]) -> String {
+    /// `kiosk`: the kiosk's playlist when `[kiosk]` is on (its section is
+    /// hidden otherwise; the script shows or hides it as the state changes).
+    static func status(csrf: String, presets: [WebControl], kiosk: KioskItems? = nil) -> String {
         func buttons(_ controls: [WebControl]) -> String {
             controls.map {
                 "<button type=\"submit\" name=\"control\" value=\"\(HTMLEscape.escape($0.value))\">\(HTMLEscape.escape($0.label))</button>"
@@ -86,6 +90,7 @@ enum WebPages {
 
                 """
         }
+        body += kioskSection(kiosk, buttons: buttons(WebControl.kiosk))
         body += """
             <section aria-labelledby="keys-heading">
             <h2 id="keys-heading">Remote keys</h2>
@@ -98,6 +103,36 @@ enum WebPages {
             </main>
             """
         return document(title: "cast-gateway", body: body, script: true, csrf: csrf)
+    }
+
+    /// The kiosk's loop: its playlist with the item it plays marked, and its buttons.
+    static func kioskSection(_ kiosk: KioskItems?, buttons: String) -> String {
+        var items = ""
+        for (index, name) in (kiosk?.names ?? []).enumerated() {
+            let playing = index == kiosk?.playing
+            items += playing ? "<li aria-current=\"true\" class=\"playing\">\(HTMLEscape.escape(name))</li>\n"
+                : "<li>\(HTMLEscape.escape(name))</li>\n"
+        }
+        return """
+            <section aria-labelledby="kiosk-heading" id="kiosk"\(kiosk == nil ? " hidden" : "")>
+            <h2 id="kiosk-heading">Kiosk</h2>
+            <p id="kiosk-position">\(HTMLEscape.escape(kioskPosition(kiosk)))</p>
+            <ol id="kiosk-items">
+            \(items)</ol>
+            <div class="buttons">
+            \(buttons)
+            </div>
+            </section>
+
+            """
+    }
+
+    /// `Playing item 2 of 5`, as the script writes it too.
+    static func kioskPosition(_ kiosk: KioskItems?) -> String {
+        guard let kiosk else { return "" }
+        if kiosk.names.isEmpty { return "No playlist: the welcome app only" }
+        guard let playing = kiosk.playing else { return "Not playing an item of the playlist (\(kiosk.names.count) items)" }
+        return "Playing item \(playing + 1) of \(kiosk.names.count)"
     }
 
     /// The form field every POST of a logged-in page carries.
@@ -171,6 +206,9 @@ enum WebPages {
         .message { color: #b00020; font-weight: bold; }
         @media (prefers-color-scheme: dark) { .message { color: #ff8a80; } }
         .live { color: var(--muted); }
+        li.playing { font-weight: bold; }
+        li.playing::before { content: "▶ "; }
+        [hidden] { display: none !important; }
         .result { min-height: 1.5rem; }
         """#
 
@@ -213,7 +251,29 @@ enum WebPages {
               item.textContent = String(problem);
               list.appendChild(item);
             });
+            renderKiosk(state.kiosk);
             show('live', 'Updated ' + new Date().toLocaleTimeString());
+          }
+
+          function renderKiosk(kiosk) {
+            var section = document.getElementById('kiosk');
+            if (!section) { return; }
+            section.hidden = !kiosk;
+            if (!kiosk) { return; }
+            var items = Array.isArray(kiosk.items) ? kiosk.items : [];
+            var playing = typeof kiosk.playing === 'number' ? kiosk.playing : -1;
+            var list = document.getElementById('kiosk-items');
+            while (list.firstChild) { list.removeChild(list.firstChild); }
+            items.forEach(function (name, index) {
+              var item = document.createElement('li');
+              item.textContent = String(name);
+              if (index === playing) { item.className = 'playing'; item.setAttribute('aria-current', 'true'); }
+              list.appendChild(item);
+            });
+            var position = items.length === 0 ? 'No playlist: the welcome app only'
+              : playing < 0 ? 'Not playing an item of the playlist (' + items.length + ' items)'
+              : 'Playing item ' + (playing + 1) + ' of ' + items.length;
+            document.getElementById('kiosk-position').textContent = position;
           }
 
           var pending = false;

@@ -109,7 +109,8 @@ public final class WebRequestHandler: Sendable {
         }
         switch (method, path) {
         case ("GET", "/"):
-            return page(200, WebPages.status(csrf: session.csrf, presets: buttons.withLock { $0.presets }))
+            return page(200, WebPages.status(csrf: session.csrf, presets: buttons.withLock { $0.presets },
+                                             kiosk: state.withLock { $0.kioskItems }))
         case ("GET", "/api/state"):
             let current = state.withLock { $0 }
             let document = WebStatusDocument.json(current, now: timeSource.now.seconds)

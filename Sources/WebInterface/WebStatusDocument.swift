@@ -20,6 +20,15 @@ public enum WebStatusDocument {
         object["muted"] = .bool(state.muted)
         object["tv"] = state.tv.map { .string($0.summary) } ?? .null
         object["problems"] = .array(problems(state).map(JSONValue.string))
+        object["kiosk"] = state.kioskItems.map(kiosk) ?? .null
+        return .object(object)
+    }
+
+    /// The kiosk's playlist (item names in order) and the index of the one it plays (null: none now).
+    static func kiosk(_ items: KioskItems) -> JSONValue {
+        var object = JSONObject()
+        object["items"] = .array(items.names.map(JSONValue.string))
+        object["playing"] = items.playing.map { .number(Double($0)) } ?? .null
         return .object(object)
     }
 

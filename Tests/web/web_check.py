@@ -201,22 +201,6 @@ def main() -> None:
         check("... without a reload", marker and driver.execute_script("return window.notReloaded === true"))
         sent("Stop", "STOP")
 
-        # Screenshots: desktop and phone, with a title and a volume shown.
-        button("Preset 2: News").click()
-        wait_for(lambda: text("player") == "PLAYING", 5)
-        driver.set_window_size(1280, 900)
-        time.sleep(0)   # no wait: the size applies before the next command
-        height = driver.execute_script("return document.documentElement.scrollHeight")
-        driver.set_window_size(1280, max(900, height + 100))
-        check("desktop screenshot", driver.save_screenshot(f"{args.work}/web-desktop.png"))
-        driver.set_window_size(390, 844)
-        height = driver.execute_script("return document.documentElement.scrollHeight")
-        driver.set_window_size(390, max(844, height + 100))
-        overflow = driver.execute_script("return document.documentElement.scrollWidth")
-        check("the page fits a phone's 390 px without sideways scrolling", overflow <= 390, f"{overflow} px wide")
-        check("phone screenshot", driver.save_screenshot(f"{args.work}/web-phone.png"))
-        driver.set_window_size(1280, 900)
-
         # The config page: the file with its secret as ********, an error shown in place, then a good edit applied.
         secret = "web-test-secret-7f3a"
         driver.get(base + "/config")
@@ -267,6 +251,64 @@ def main() -> None:
         button("Preset 2: Evening News").click()
         check("the new title reaches the page through the receiver",
               wait_for(lambda: text("title") == "Evening News", 5) is not None, text("title"))
+
+        # The kiosk: turned on through the config page; its playlist, position and buttons.
+        playlist = Path(args.work) / "kiosk.m3u"
+        playlist.write_text("#EXTM3U\n#EXTINF:-1,Lobby loop\nhttp://media.test/lobby.mp4\n"
+                            "#EXTINF:-1,Menu & <prices>\nhttp://media.test/menu.mp4\n")
+        driver.get(base + "/")
+        check("without [kiosk] the kiosk section is hidden", not driver.find_element(By.ID, "kiosk").is_displayed())
+        driver.get(base + "/config")
+        kiosk_config = good.rstrip("\n") + (f"\n\n[kiosk]\nplaylist = {playlist}\nstart = never\n"
+                                            f"state-directory = {args.work}\n")
+        submit_config(kiosk_config, "Apply")
+        check("the kiosk config applies", text("config-result").startswith("Applied"), text("config-result"))
+        driver.get(base + "/")
+
+        def kiosk_items() -> list[str]:
+            return [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#kiosk-items li")]
+
+        def playing_item() -> str:
+            items = driver.find_elements(By.CSS_SELECTOR, "#kiosk-items li[aria-current=true]")
+            return items[0].text if items else ""
+
+        check("the kiosk section shows the playlist", wait_for(
+            lambda: driver.find_element(By.ID, "kiosk").is_displayed() and kiosk_items() == ["Lobby loop", "Menu & <prices>"], 10)
+            is not None, str(kiosk_items()))
+        check("the kiosk waits (start = never)", text("kiosk-position").startswith("Not playing"), text("kiosk-position"))
+        sent("Start playlist", "LOAD")
+        check("the page shows the kiosk's first item playing", wait_for(
+            lambda: text("kiosk-position") == "Playing item 1 of 2" and playing_item() == "Lobby loop", 5) is not None,
+            text("kiosk-position"))
+        sent("Next in playlist", "LOAD")
+        check("the page shows the kiosk's second item playing", wait_for(
+            lambda: text("kiosk-position") == "Playing item 2 of 2" and playing_item() == "Menu & <prices>", 5) is not None,
+            text("kiosk-position"))
+        check("the playlist's hostile title made no element",
+              driver.execute_script("return document.querySelectorAll('#kiosk-items li *').length") == 0)
+        wait_for(lambda: text("player") == "PLAYING", 5)
+
+        # Screenshots: desktop and phone, with a title, a volume and the kiosk's playlist shown.
+        driver.set_window_size(1280, 900)
+        time.sleep(0)   # no wait: the size applies before the next command
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(1280, max(900, height + 100))
+        check("desktop screenshot", driver.save_screenshot(f"{args.work}/web-desktop.png"))
+        driver.set_window_size(390, 844)
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(390, max(844, height + 100))
+        overflow = driver.execute_script("return document.documentElement.scrollWidth")
+        check("the page fits a phone's 390 px without sideways scrolling", overflow <= 390, f"{overflow} px wide")
+        check("phone screenshot", driver.save_screenshot(f"{args.work}/web-phone.png"))
+        driver.set_window_size(1280, 900)
+
+        before = len(Path(args.gateway_log).read_text(errors="replace"))
+        button("Stop playlist").click()
+        check("Stop playlist stops the loop", wait_for(
+            lambda: text("kiosk-position").startswith("Not playing"), 5) is not None, text("kiosk-position"))
+        button("Checkout").click()
+        check("Checkout reaches the kiosk", wait_for(
+            lambda: "checkout:" in Path(args.gateway_log).read_text(errors="replace")[before:], 5) is not None)
 
         # Logging out ends the session.
         navigate(lambda: button("Log out").click())

@@ -33,6 +33,8 @@ public final class WebRequestHandler: Sendable {
     private let newToken: @Sendable () -> String?
     /// The config file the page edits; nil: no editor (tests of other parts).
     let config: WebConfigFile?
+    /// The daemon's recent log lines, oldest first (the Logs page).
+    let recentLog: @Sendable () -> [String]
     let logger = Logger(label: "web")
 
     struct Buttons {
@@ -56,11 +58,13 @@ public final class WebRequestHandler: Sendable {
     /// `submit` queues a command for the gateway and says whether it was taken (false: the queue is full).
     public init(password: PasswordHash, presets: [WebPreset], idleTimeout: Duration, timeSource: any TimeSource,
                 newToken: @escaping @Sendable () -> String? = { SecureRandom.token() }, config: WebConfigFile? = nil,
+                recentLog: @escaping @Sendable () -> [String] = { LogRing.shared.lines },
                 submit: @escaping @Sendable (GatewayCommand) -> Bool) {
         self.password = password
         self.timeSource = timeSource
         buttons = Mutex(Buttons(presets: presets))
         self.config = config
+        self.recentLog = recentLog
         access = Mutex(Access(sessions: WebSessions(idleTimeout: idleTimeout)))
         self.newToken = newToken
         self.submit = submit
@@ -118,6 +122,14 @@ public final class WebRequestHandler: Sendable {
         case ("POST", "/control"):
             guard WebSessions.csrfMatches(request.form["csrf"], session) else { return forbidden() }
             return control(request)
+        case ("GET", "/logs"):
+            return page(200, WebPages.logs(csrf: session.csrf, lines: recentLog()))
+        case ("GET", "/logs.txt"):
+            // A download for a support case: plain text, never rendered by the browser.
+            let lines = recentLog()
+            return WebResponse(status: 200, headers: [("Content-Type", "text/plain; charset=utf-8"),
+                                                      ("Content-Disposition", #"attachment; filename="cast-gateway-log.txt""#)],
+                               body: Array((lines.joined(separator: "\n") + (lines.isEmpty ? "" : "\n")).utf8))
         case ("GET", "/config"):
             return configPage(session)
         case ("POST", "/config"):

@@ -83,6 +83,7 @@ def main() -> None:
     from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.expected_conditions import staleness_of
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -309,6 +310,45 @@ def main() -> None:
         button("Checkout").click()
         check("Checkout reaches the kiosk", wait_for(
             lambda: "checkout:" in Path(args.gateway_log).read_text(errors="replace")[before:], 5) is not None)
+
+        # Logs: reached from the page's links with the keyboard, shown escaped, downloadable as text.
+        driver.get(base + "/")
+        body = driver.find_element(By.TAG_NAME, "body")
+        body.send_keys(Keys.TAB)
+        reached = ""
+        for _ in range(6):
+            active = driver.switch_to.active_element
+            if active.text == "Logs":
+                reached = "Logs"
+                break
+            active.send_keys(Keys.TAB)
+        check("the Logs link is reached with Tab", reached == "Logs", driver.switch_to.active_element.text)
+        navigate(lambda: driver.switch_to.active_element.send_keys(Keys.ENTER))
+        log_text = text("log")
+        check("the Logs page shows the daemon's recent log", "config written from the web page" in log_text
+              and "web interface on http://" in log_text, log_text[-500:])
+        check("the log made no element", driver.execute_script("return document.querySelectorAll('#log *').length") == 0)
+        download = driver.execute_script("""
+            return fetch('/logs.txt', {credentials: 'same-origin'}).then(r => r.text().then(t =>
+                [r.status, r.headers.get('Content-Type'), r.headers.get('Content-Disposition'), t]));""")
+        check("Download logs is a text/plain attachment with the log",
+              download[0] == 200 and download[1] == "text/plain; charset=utf-8"
+              and download[2] == 'attachment; filename="cast-gateway-log.txt"' and "config written from the web page" in download[3],
+              str(download[:3]))
+        check("the download holds neither the password nor the config's secret",
+              password not in download[3] and "web-test-secret-7f3a" not in download[3])
+
+        # Every page: each control has a label or its own text, and none is left out of the Tab order.
+        for page_path in ("/", "/config", "/logs"):
+            driver.get(base + page_path)
+            unlabelled = driver.execute_script("""
+                var bad = [];
+                document.querySelectorAll('button, input:not([type=hidden]), textarea, select, a').forEach(function (e) {
+                  var named = (e.textContent || '').trim() !== '' || (e.labels && e.labels.length > 0) || e.getAttribute('aria-label');
+                  if (!named || e.tabIndex < 0) { bad.push(e.outerHTML.slice(0, 80)); }
+                });
+                return bad;""")
+            check(f"every control on {page_path} is labelled and reachable by keyboard", unlabelled == [], str(unlabelled))
 
         # Logging out ends the session.
         navigate(lambda: button("Log out").click())

@@ -41,7 +41,7 @@ enum WebPages {
 
     /// `kiosk`: the kiosk's playlist when `[kiosk]` is on (its section is
     /// hidden otherwise; the script shows or hides it as the state changes).
-    static func status(csrf: String, presets: [WebControl], kiosk: KioskItems? = nil) -> String {
+    static func status(csrf: String, presets: [WebControl], state: GatewayState = GatewayState()) -> String {
         func buttons(_ controls: [WebControl]) -> String {
             controls.map {
                 "<button type=\"submit\" name=\"control\" value=\"\(HTMLEscape.escape($0.value))\">\(HTMLEscape.escape($0.label))</button>"
@@ -90,7 +90,8 @@ enum WebPages {
 
                 """
         }
-        body += kioskSection(kiosk, buttons: buttons(WebControl.kiosk))
+        body += kioskSection(state.kioskItems, buttons: buttons(WebControl.kiosk))
+        body += devicesSection(state.devices, current: state.deviceAddress)
         body += """
             <section aria-labelledby="keys-heading">
             <h2 id="keys-heading">Remote keys</h2>
@@ -121,6 +122,35 @@ enum WebPages {
             \(items)</ol>
             <div class="buttons">
             \(buttons)
+            </div>
+            </section>
+
+            """
+    }
+
+    /// The discovery table, a "Use this device" button on each row (the script redraws it as the table changes).
+    static func devicesSection(_ devices: [CastDevice], current: String) -> String {
+        var rows = ""
+        for device in devices {
+            let use = WebControl.use(device)
+            let name = HTMLEscape.escape(device.name)
+            let action = device.address == current ? "In use"
+                : "<button type=\"submit\" name=\"control\" value=\"\(HTMLEscape.escape(use.value))\" "
+                + "aria-label=\"Use this device: \(name)\">Use this device</button>"
+            rows += "<tr><td>\(name)</td><td>\(HTMLEscape.escape(device.model))</td><td>\(HTMLEscape.escape(device.address))</td>"
+                + "<td>\(action)</td></tr>\n"
+        }
+        return """
+            <section aria-labelledby="devices-heading">
+            <h2 id="devices-heading">Devices</h2>
+            <p id="devices-empty"\(devices.isEmpty ? "" : " hidden")>No Cast devices found yet.</p>
+            <table id="devices"\(devices.isEmpty ? " hidden" : "")>
+            <thead><tr><th scope="col">Name</th><th scope="col">Model</th><th scope="col">Address</th><th scope="col">Control</th></tr></thead>
+            <tbody id="device-rows">
+            \(rows)</tbody>
+            </table>
+            <div class="buttons">
+            <button type="submit" name="control" value="\(WebControl.searchDevices.value)">\(WebControl.searchDevices.label)</button>
             </div>
             </section>
 
@@ -206,6 +236,10 @@ enum WebPages {
         .message { color: #b00020; font-weight: bold; }
         @media (prefers-color-scheme: dark) { .message { color: #ff8a80; } }
         .live { color: var(--muted); }
+        table { border-collapse: collapse; width: 100%; margin-bottom: 0.5rem; }
+        th, td { text-align: left; padding: 0.25rem 0.5rem 0.25rem 0; vertical-align: middle; overflow-wrap: anywhere; }
+        th { color: var(--muted); font-weight: normal; }
+        @media (max-width: 30rem) { #devices th:nth-child(2), #devices td:nth-child(2) { display: none; } }
         li.playing { font-weight: bold; }
         li.playing::before { content: "▶ "; }
         [hidden] { display: none !important; }
@@ -252,6 +286,7 @@ enum WebPages {
               list.appendChild(item);
             });
             renderKiosk(state.kiosk);
+            renderDevices(state.devices);
             show('live', 'Updated ' + new Date().toLocaleTimeString());
           }
 
@@ -274,6 +309,45 @@ enum WebPages {
               : playing < 0 ? 'Not playing an item of the playlist (' + items.length + ' items)'
               : 'Playing item ' + (playing + 1) + ' of ' + items.length;
             document.getElementById('kiosk-position').textContent = position;
+          }
+
+          function cell(row, text) {
+            var td = document.createElement('td');
+            td.textContent = String(text === null || text === undefined ? '' : text);
+            row.appendChild(td);
+            return td;
+          }
+
+          var shownDevices = null;
+          function renderDevices(devices) {
+            var body = document.getElementById('device-rows');
+            if (!body) { return; }
+            var list = Array.isArray(devices) ? devices : [];
+            var drawn = JSON.stringify(list);
+            if (drawn === shownDevices) { return; }  // redraw only on a change: a click or focus stays put
+            shownDevices = drawn;
+            document.getElementById('devices').hidden = list.length === 0;
+            document.getElementById('devices-empty').hidden = list.length > 0;
+            var focused = document.activeElement && body.contains(document.activeElement) ? document.activeElement.value : null;
+            while (body.firstChild) { body.removeChild(body.firstChild); }
+            list.forEach(function (device) {
+              var row = document.createElement('tr');
+              cell(row, device.name);
+              cell(row, device.model);
+              cell(row, device.address);
+              var action = cell(row, device.current ? 'In use' : '');
+              if (!device.current) {
+                var button = document.createElement('button');
+                button.type = 'submit';
+                button.name = 'control';
+                button.value = 'use-' + String(device.id);
+                button.textContent = 'Use this device';
+                button.setAttribute('aria-label', 'Use this device: ' + String(device.name));
+                action.appendChild(button);
+              }
+              body.appendChild(row);
+              if (focused !== null && !device.current && focused === 'use-' + String(device.id)) { row.querySelector('button').focus(); }
+            });
           }
 
           var pending = false;

@@ -44,7 +44,8 @@ public final class WebRequestHandler: Sendable {
         init(presets: [WebPreset]) {
             self.presets = WebControl.presets(presets)
             controls = [:]
-            for control in WebControl.player + WebControl.volume + WebControl.keys + WebControl.kiosk + self.presets {
+            for control in WebControl.player + WebControl.volume + WebControl.keys + WebControl.kiosk + [WebControl.searchDevices]
+                + self.presets {
                 controls[control.value] = control
             }
         }
@@ -114,7 +115,7 @@ public final class WebRequestHandler: Sendable {
         switch (method, path) {
         case ("GET", "/"):
             return page(200, WebPages.status(csrf: session.csrf, presets: buttons.withLock { $0.presets },
-                                             kiosk: state.withLock { $0.kioskItems }))
+                                             state: state.withLock { $0 }))
         case ("GET", "/api/state"):
             let current = state.withLock { $0 }
             let document = WebStatusDocument.json(current, now: timeSource.now.seconds)
@@ -189,7 +190,7 @@ public final class WebRequestHandler: Sendable {
     }
 
     private func control(_ request: WebRequest) -> WebResponse {
-        guard let value = request.form["control"], let control = buttons.withLock({ $0.controls[value] }), let command = control.command else {
+        guard let value = request.form["control"], let control = control(value), let command = control.command else {
             return WebResponse(status: 400, contentType: "text/plain; charset=utf-8", text: "unknown control\n")
         }
         guard submit(command) else {
@@ -198,6 +199,15 @@ public final class WebRequestHandler: Sendable {
                                body: Array("busy; try again\n".utf8))
         }
         return request.requestedWith == "fetch" ? WebResponse(status: 204) : redirect("/")
+    }
+
+    /// The control of a form value: a fixed button, or the "Use this device"
+    /// of a device in the discovery table now (any other id is refused).
+    private func control(_ value: String) -> WebControl? {
+        if let fixed = buttons.withLock({ $0.controls[value] }) { return fixed }
+        guard value.hasPrefix(WebControl.usePrefix) else { return nil }
+        let id = String(value.dropFirst(WebControl.usePrefix.count))
+        return state.withLock { $0.devices.first { $0.id == id } }.map(WebControl.use)
     }
 
     func forbidden() -> WebResponse {

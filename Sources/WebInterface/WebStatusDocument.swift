@@ -21,6 +21,7 @@ public enum WebStatusDocument {
         object["tv"] = state.tv.map { .string($0.summary) } ?? .null
         object["problems"] = .array(problems(state).map(JSONValue.string))
         object["kiosk"] = state.kioskItems.map(kiosk) ?? .null
+        object["devices"] = .array(state.devices.map { device(_: $0, current: state.deviceAddress) })
         return .object(object)
     }
 
@@ -29,6 +30,17 @@ public enum WebStatusDocument {
         var object = JSONObject()
         object["items"] = .array(items.names.map(JSONValue.string))
         object["playing"] = items.playing.map { .number(Double($0)) } ?? .null
+        return .object(object)
+    }
+
+    /// A row of the discovery table; `current`: the gateway controls it now.
+    static func device(_ device: CastDevice, current: String) -> JSONValue {
+        var object = JSONObject()
+        object["id"] = .string(device.id)
+        object["name"] = .string(device.name)
+        object["model"] = .string(device.model)
+        object["address"] = .string(device.address)
+        object["current"] = .bool(device.address == current)
         return .object(object)
     }
 

@@ -2,6 +2,9 @@
 # The web interface in a real browser: headless Chromium (Debian's chromium
 # and chromium-driver) driven by Selenium, against the real cast-gateway
 # daemon and the receiver simulator on loopback (Tests/web/web_check.py).
+# A second simulator publishes itself over mDNS for the device picker: a
+# private D-Bus bus and an avahi-daemon in namespaces of its own (its own
+# loopback only), as the integration tests run them; so this needs root.
 #
 #   Tests/web/run.sh [--keep] [--screenshots DIR]
 #
@@ -51,7 +54,7 @@ cleanup() {
         kill -9 "$pid" 2>/dev/null
     done
     if [ "$status" -ne 0 ] || [ "$FAILED" -ne 0 ]; then
-        for file in gateway.err sim.out sim.err chromedriver.log browser-console.log; do
+        for file in gateway.err sim.out sim.err sim2.err avahi.err chromedriver.log browser-console.log; do
             if [ -z "$WORK" ] || [ ! -s "$WORK/$file" ]; then continue; fi
             echo "----- last lines of $file -----"
             tail -n 30 "$WORK/$file"
@@ -91,7 +94,8 @@ wait_until() {
     done
 }
 
-for program in /usr/bin/chromium /usr/bin/chromedriver; do
+[ "$(id -u)" -eq 0 ] || setup_failed "run as root: avahi-daemon runs in network and mount namespaces of its own"
+for program in /usr/bin/chromium /usr/bin/chromedriver /usr/bin/dbus-daemon /usr/sbin/avahi-daemon /usr/bin/unshare; do
     [ -x "$program" ] || setup_failed "$program is not installed (deploy/install-build-deps.sh installs it)"
 done
 [ -x "$VENV/bin/python" ] || setup_failed "no venv at $VENV: Tests/homeassistant/run.sh builds it (this test uses its selenium)"
@@ -104,6 +108,39 @@ for program in cast-gateway cast-receiver-sim; do
 done
 
 WORK=$(mktemp -d /tmp/cast-gateway-web.XXXXXX)
+
+# mDNS: a private system bus, and avahi-daemon restricted to lo in its own
+# network namespace (only this test's services on it) and mount namespace
+# (its own /run/avahi-daemon). D-Bus is a socket path, so it reaches across;
+# the services resolve to 127.0.0.1, which is the host's loopback for the
+# gateway and the simulators.
+BUS="unix:path=$WORK/bus.sock"
+sed "s|@LISTEN@|$BUS|" "$REPO/Tests/support/private-system-bus.conf" > "$WORK/bus.conf"
+start bus dbus-daemon --nofork --nopidfile --config-file="$WORK/bus.conf"
+wait_until 10 "the private D-Bus bus" test -S "$WORK/bus.sock"
+cat > "$WORK/avahi-daemon.conf" <<CONF
+[server]
+host-name=cast-gateway-web-test
+use-ipv4=yes
+use-ipv6=no
+allow-interfaces=lo
+enable-dbus=yes
+ratelimit-interval-usec=0
+[publish]
+publish-hinfo=no
+publish-workstation=no
+[wide-area]
+enable-wide-area=no
+CONF
+mkdir -p /run/avahi-daemon
+start avahi env DBUS_SYSTEM_BUS_ADDRESS="$BUS" unshare --mount --net --propagation private -- /bin/sh -c \
+    "ip link set lo up && mount -t tmpfs cast-gateway-web /run/avahi-daemon && exec avahi-daemon --no-drop-root --no-chroot --no-rlimits -f '$WORK/avahi-daemon.conf'"
+wait_until 15 "avahi-daemon serving" grep -q 'Server startup complete' "$WORK/avahi.err"
+export DBUS_SYSTEM_BUS_ADDRESS="$BUS"
+
+# The second receiver, found only through mDNS (the device picker).
+start sim2 "$WEB_BIN/cast-receiver-sim" --port 0 --log "$WORK/sim2.jsonl" --ping-interval 5 --publish "Web Test Bedroom"
+wait_until 10 "the second simulator listening" grep -q '^listening' "$WORK/sim2.out"
 
 # The simulator reads control commands (another sender's pause) from a FIFO
 # that this script holds open, so it never sees end of file.
@@ -145,7 +182,7 @@ say "gateway at $URL, simulator on $SIM_PORT"
 
 set +e
 PASSWORD="$PASSWORD" "$VENV/bin/python" "$HERE/web_check.py" --url "$URL" --sim-input "$WORK/sim.in" \
-    --sim-out "$WORK/sim.out" --sim-log "$WORK/sim.jsonl" --gateway-log "$WORK/gateway.err" --config "$WORK/gateway.conf" --work "$WORK" \
+    --sim-out "$WORK/sim.out" --sim-log "$WORK/sim.jsonl" --sim2-log "$WORK/sim2.jsonl" --gateway-log "$WORK/gateway.err" --config "$WORK/gateway.conf" --work "$WORK" \
     --browser-log "$WORK/chromedriver.log" --browser-console "$WORK/browser-console.log" | tee "$WORK/check.out"
 set -e
 counts=$(sed -n 's/^checks: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$WORK/check.out" | tail -n 1)

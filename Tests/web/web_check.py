@@ -69,6 +69,7 @@ def main() -> None:
     parser.add_argument("--sim-input", required=True, help="the FIFO the simulator reads control commands from")
     parser.add_argument("--sim-out", required=True)
     parser.add_argument("--sim-log", required=True)
+    parser.add_argument("--sim2-log", required=True, help="the log of the receiver found through mDNS")
     parser.add_argument("--gateway-log", required=True)
     parser.add_argument("--config", required=True, help="the gateway's config file, which the config page edits")
     parser.add_argument("--work", required=True, help="where the screenshots and Chromium's profile go")
@@ -289,6 +290,19 @@ def main() -> None:
               driver.execute_script("return document.querySelectorAll('#kiosk-items li *').length") == 0)
         wait_for(lambda: text("player") == "PLAYING", 5)
 
+        # The device picker: Search for devices asks for mDNS discovery (off with a fixed host); the table fills.
+        check("no devices before a search", driver.find_element(By.ID, "devices-empty").is_displayed())
+        button("Search for devices").click()
+
+        def device_row(name: str) -> Any:
+            for row in driver.find_elements(By.CSS_SELECTOR, "#device-rows tr"):
+                cells = row.find_elements(By.TAG_NAME, "td")
+                if cells and cells[0].text == name:
+                    return row
+            return None
+        check("Search for devices fills the table from mDNS", wait_for(lambda: device_row("Web Test Bedroom"), 20) is not None,
+              text("devices-empty"))
+
         # Screenshots: desktop and phone, with a title, a volume and the kiosk's playlist shown.
         driver.set_window_size(1280, 900)
         time.sleep(0)   # no wait: the size applies before the next command
@@ -337,6 +351,21 @@ def main() -> None:
               str(download[:3]))
         check("the download holds neither the password nor the config's secret",
               password not in download[3] and "web-test-secret-7f3a" not in download[3])
+
+        # Use this device: the console's `use ID`; the gateway moves to the receiver found through mDNS.
+        driver.get(base + "/")
+        use = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "button[aria-label='Use this device: Web Test Bedroom']"), 10)
+        check("the discovered device has a Use this device button", bool(use) and use[0].text == "Use this device")
+        if use:
+            use[0].click()
+        check("the status shows the picked device", wait_for(lambda: text("device") == "Web Test Bedroom" and text("link") == "connected", 15)
+              is not None, f"{text('device')} / {text('link')}")
+        check("the picked device's row says In use", wait_for(
+            lambda: (row := device_row("Web Test Bedroom")) is not None and row.find_elements(By.TAG_NAME, "td")[3].text == "In use", 5)
+            is not None)
+        check("the picked receiver has the gateway's connection", wait_for(
+            lambda: Path(args.sim2_log).exists() and "urn:x-cast:com.google.cast.tp.connection" in Path(args.sim2_log).read_text(), 5)
+            is not None)
 
         # Every page: each control has a label or its own text, and none is left out of the Tab order.
         for page_path in ("/", "/config", "/logs"):

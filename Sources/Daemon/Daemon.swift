@@ -128,6 +128,7 @@ public final class Daemon: Sendable {
         let kiosk = self.kiosk, mediaLocator = self.mediaLocator, wallClock = self.wallClock, mediaServer = self.mediaServer
         let keyPresses = self.keyPresses, settings = self.settings
         let configFile = WebPart.configFile(self, boardOverride: boardOverride)
+        let webInputs = WebPart.inputs(settings: settings, remote: remote)
         var services: [any Service] = [
             ReconfigurableService(name: "leds", settings: settings, part: \.leds) { leds in
                 leds.lines.isEmpty ? nil : LEDService(settings: leds, gateway: gateway, timeSource: timeSource)
@@ -188,7 +189,7 @@ public final class Daemon: Sendable {
             ReconfigurableService(name: "web", settings: settings, part: { WebPart(settings: $0) }) { part in
                 part.web.map { web in
                     WebInterfaceService(settings: web, presets: { settings.subscribe().mapped(WebPart.presets) }, config: configFile,
-                                        states: { gateway.states() }, timeSource: timeSource, perform: WebPart.perform(interpreter))
+                                        inputs: webInputs, states: { gateway.states() }, timeSource: timeSource, perform: WebPart.perform(interpreter))
                 }
             },
             StatusReporterService(gateway: gateway, notifier: notifier, pushes: pushes),

@@ -14,6 +14,7 @@ public struct WebInterfaceService: Service {
     let settings: WebSettings
     let presets: @Sendable () -> AsyncStream<[WebPreset]>
     let config: WebConfigFile?
+    let inputs: @Sendable () -> [WebInput]
     let states: @Sendable () -> AsyncStream<GatewayState>
     let perform: @Sendable (GatewayCommand) async -> Void
     let timeSource: any TimeSource
@@ -22,12 +23,15 @@ public struct WebInterfaceService: Service {
 
     /// `presets`: the configured presets, now and after every reload (they change without a restart, so sessions stay).
     /// `config`: the file the page edits, with check-config's checks and the reload; nil: no editor.
+    /// `inputs`: the remote inputs now, with their last keys (read at each `/api/state`).
     public init(settings: WebSettings, presets: @escaping @Sendable () -> AsyncStream<[WebPreset]>, config: WebConfigFile? = nil,
+                inputs: @escaping @Sendable () -> [WebInput] = { [] },
                 states: @escaping @Sendable () -> AsyncStream<GatewayState>,
                 timeSource: any TimeSource, perform: @escaping @Sendable (GatewayCommand) async -> Void) {
         self.settings = settings
         self.presets = presets
         self.config = config
+        self.inputs = inputs
         self.states = states
         self.timeSource = timeSource
         self.perform = perform
@@ -46,7 +50,7 @@ public struct WebInterfaceService: Service {
         }
         let (commands, queue) = AsyncStream<GatewayCommand>.makeStream(bufferingPolicy: .bufferingOldest(WebInterfaceService.queueLength))
         let handler = WebRequestHandler(password: password, presets: [], idleTimeout: settings.sessionIdleTimeout,
-                                        timeSource: timeSource, config: config) { command in
+                                        timeSource: timeSource, config: config, inputs: inputs) { command in
             if case .enqueued = queue.yield(command) { return true }
             return false
         }

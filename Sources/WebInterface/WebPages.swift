@@ -63,6 +63,11 @@ enum WebPages {
             <dt>Volume</dt><dd id="volume">—</dd>
             <dt>TV</dt><dd id="tv">—</dd>
             </dl>
+            <h3 id="inputs-heading">Inputs</h3>
+            <table id="inputs" aria-labelledby="inputs-heading">
+            <thead><tr><th scope="col">Input</th><th scope="col">Set up</th><th scope="col">State</th><th scope="col">Last key</th></tr></thead>
+            <tbody id="input-rows"><tr><td colspan="4">—</td></tr></tbody>
+            </table>
             <h3>Problems</h3>
             <ul id="problems"><li>—</li></ul>
             </section>
@@ -287,6 +292,7 @@ enum WebPages {
             });
             renderKiosk(state.kiosk);
             renderDevices(state.devices);
+            renderInputs(state.inputs);
             show('live', 'Updated ' + new Date().toLocaleTimeString());
           }
 
@@ -316,6 +322,24 @@ enum WebPages {
             td.textContent = String(text === null || text === undefined ? '' : text);
             row.appendChild(td);
             return td;
+          }
+
+          var shownInputs = null;
+          function renderInputs(inputs) {
+            var body = document.getElementById('input-rows');
+            if (!body || !Array.isArray(inputs)) { return; }
+            var drawn = JSON.stringify(inputs);
+            if (drawn === shownInputs) { return; }
+            shownInputs = drawn;
+            while (body.firstChild) { body.removeChild(body.firstChild); }
+            inputs.forEach(function (input) {
+              var row = document.createElement('tr');
+              cell(row, input.name);
+              cell(row, input.setup);
+              cell(row, input.state);
+              cell(row, input.lastKey === null || input.lastKey === undefined ? 'none yet' : input.lastKey);
+              body.appendChild(row);
+            });
           }
 
           var shownDevices = null;

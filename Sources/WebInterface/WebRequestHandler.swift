@@ -35,6 +35,8 @@ public final class WebRequestHandler: Sendable {
     let config: WebConfigFile?
     /// The daemon's recent log lines, oldest first (the Logs page).
     let recentLog: @Sendable () -> [String]
+    /// The remote inputs, how each is set up and its last key.
+    let inputs: @Sendable () -> [WebInput]
     let logger = Logger(label: "web")
 
     struct Buttons {
@@ -60,12 +62,14 @@ public final class WebRequestHandler: Sendable {
     public init(password: PasswordHash, presets: [WebPreset], idleTimeout: Duration, timeSource: any TimeSource,
                 newToken: @escaping @Sendable () -> String? = { SecureRandom.token() }, config: WebConfigFile? = nil,
                 recentLog: @escaping @Sendable () -> [String] = { LogRing.shared.lines },
+                inputs: @escaping @Sendable () -> [WebInput] = { [] },
                 submit: @escaping @Sendable (GatewayCommand) -> Bool) {
         self.password = password
         self.timeSource = timeSource
         buttons = Mutex(Buttons(presets: presets))
         self.config = config
         self.recentLog = recentLog
+        self.inputs = inputs
         access = Mutex(Access(sessions: WebSessions(idleTimeout: idleTimeout)))
         self.newToken = newToken
         self.submit = submit
@@ -118,7 +122,7 @@ public final class WebRequestHandler: Sendable {
                                              state: state.withLock { $0 }))
         case ("GET", "/api/state"):
             let current = state.withLock { $0 }
-            let document = WebStatusDocument.json(current, now: timeSource.now.seconds)
+            let document = WebStatusDocument.json(current, now: timeSource.now.seconds, inputs: inputs())
             return WebResponse(status: 200, contentType: "application/json", text: document.serialized)
         case ("POST", "/control"):
             guard WebSessions.csrfMatches(request.form["csrf"], session) else { return forbidden() }

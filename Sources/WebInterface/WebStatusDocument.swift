@@ -6,7 +6,8 @@ import JSON
 /// `textContent`, never as HTML.
 public enum WebStatusDocument {
     /// `now`: the gateway's monotonic seconds, for the extrapolated position.
-    public static func json(_ state: GatewayState, now: Double) -> JSONValue {
+    /// `inputs`: the remote inputs, with how each is set up and its last key.
+    public static func json(_ state: GatewayState, now: Double, inputs: [WebInput] = []) -> JSONValue {
         var object = JSONObject()
         object["device"] = .string(state.deviceName)
         object["address"] = .string(state.deviceAddress)
@@ -21,6 +22,7 @@ public enum WebStatusDocument {
         object["tv"] = state.tv.map { .string($0.summary) } ?? .null
         object["problems"] = .array(problems(state).map(JSONValue.string))
         object["kiosk"] = state.kioskItems.map(kiosk) ?? .null
+        object["inputs"] = .array(inputs.map { input(_: $0, problem: state.inputProblems[$0.name]) })
         object["devices"] = .array(state.devices.map { device(_: $0, current: state.deviceAddress) })
         return .object(object)
     }
@@ -30,6 +32,16 @@ public enum WebStatusDocument {
         var object = JSONObject()
         object["items"] = .array(items.names.map(JSONValue.string))
         object["playing"] = items.playing.map { .number(Double($0)) } ?? .null
+        return .object(object)
+    }
+
+    /// An input: `state` is `off`, the problem the gateway reports, or `working` (set up, no problem reported).
+    static func input(_ input: WebInput, problem: String?) -> JSONValue {
+        var object = JSONObject()
+        object["name"] = .string(input.name)
+        object["setup"] = .string(input.setup ?? "off")
+        object["state"] = .string(input.setup == nil ? "off" : problem ?? "working")
+        object["lastKey"] = input.lastKey.map(JSONValue.string) ?? .null
         return .object(object)
     }
 

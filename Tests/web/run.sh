@@ -54,7 +54,7 @@ cleanup() {
         kill -9 "$pid" 2>/dev/null
     done
     if [ "$status" -ne 0 ] || [ "$FAILED" -ne 0 ]; then
-        for file in gateway.err sim.out sim.err sim2.err avahi.err chromedriver.log browser-console.log; do
+        for file in gateway.err sim.out sim.err sim2.err avahi.err lircd.log chromedriver.log browser-console.log; do
             if [ -z "$WORK" ] || [ ! -s "$WORK/$file" ]; then continue; fi
             echo "----- last lines of $file -----"
             tail -n 30 "$WORK/$file"
@@ -95,7 +95,8 @@ wait_until() {
 }
 
 [ "$(id -u)" -eq 0 ] || setup_failed "run as root: avahi-daemon runs in network and mount namespaces of its own"
-for program in /usr/bin/chromium /usr/bin/chromedriver /usr/bin/dbus-daemon /usr/sbin/avahi-daemon /usr/bin/unshare; do
+for program in /usr/bin/chromium /usr/bin/chromedriver /usr/bin/dbus-daemon /usr/sbin/avahi-daemon /usr/bin/unshare /usr/sbin/lircd \
+    /usr/bin/irsend; do
     [ -x "$program" ] || setup_failed "$program is not installed (deploy/install-build-deps.sh installs it)"
 done
 [ -x "$VENV/bin/python" ] || setup_failed "no venv at $VENV: Tests/homeassistant/run.sh builds it (this test uses its selenium)"
@@ -142,6 +143,12 @@ export DBUS_SYSTEM_BUS_ADDRESS="$BUS"
 start sim2 "$WEB_BIN/cast-receiver-sim" --port 0 --log "$WORK/sim2.jsonl" --ping-interval 5 --publish "Web Test Bedroom"
 wait_until 10 "the second simulator listening" grep -q '^listening' "$WORK/sim2.out"
 
+# A real lircd whose keys the test sends with irsend SIMULATE (the inputs table).
+LIRC_SOCKET=$WORK/lircd.sock
+start lircd lircd --nodaemon --driver=file --device=/dev/null --allow-simulate --output="$LIRC_SOCKET" \
+    --pidfile="$WORK/lircd.pidfile" --logfile="$WORK/lircd.log" /etc/lirc/lircd.conf.d/devinput.lircd.conf
+wait_until 10 "lircd's socket $LIRC_SOCKET" test -S "$LIRC_SOCKET"
+
 # The simulator reads control commands (another sender's pause) from a FIFO
 # that this script holds open, so it never sees end of file.
 mkfifo "$WORK/sim.in"
@@ -166,6 +173,9 @@ device = none
 media-credentials = web-test-secret-7f3a
 
 
+[lirc]
+socket = $LIRC_SOCKET
+
 [presets]
 1 = http://media.test/film.mp4 | <img src=x onerror="document.title='pwned'">Film & "Friends"
 2 = http://media.test/news.mp4 | News
@@ -182,7 +192,7 @@ say "gateway at $URL, simulator on $SIM_PORT"
 
 set +e
 PASSWORD="$PASSWORD" "$VENV/bin/python" "$HERE/web_check.py" --url "$URL" --sim-input "$WORK/sim.in" \
-    --sim-out "$WORK/sim.out" --sim-log "$WORK/sim.jsonl" --sim2-log "$WORK/sim2.jsonl" --gateway-log "$WORK/gateway.err" --config "$WORK/gateway.conf" --work "$WORK" \
+    --sim-out "$WORK/sim.out" --sim-log "$WORK/sim.jsonl" --sim2-log "$WORK/sim2.jsonl" --lirc-socket "$LIRC_SOCKET" --gateway-log "$WORK/gateway.err" --config "$WORK/gateway.conf" --work "$WORK" \
     --browser-log "$WORK/chromedriver.log" --browser-console "$WORK/browser-console.log" | tee "$WORK/check.out"
 set -e
 counts=$(sed -n 's/^checks: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$WORK/check.out" | tail -n 1)

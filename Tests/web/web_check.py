@@ -8,6 +8,7 @@ line, where every local user could read it)."""
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -70,6 +71,7 @@ def main() -> None:
     parser.add_argument("--sim-out", required=True)
     parser.add_argument("--sim-log", required=True)
     parser.add_argument("--sim2-log", required=True, help="the log of the receiver found through mDNS")
+    parser.add_argument("--lirc-socket", required=True, help="the real lircd's socket (keys sent with irsend SIMULATE)")
     parser.add_argument("--gateway-log", required=True)
     parser.add_argument("--config", required=True, help="the gateway's config file, which the config page edits")
     parser.add_argument("--work", required=True, help="where the screenshots and Chromium's profile go")
@@ -203,6 +205,27 @@ def main() -> None:
         check("... without a reload", marker and driver.execute_script("return window.notReloaded === true"))
         sent("Stop", "STOP")
 
+        # The inputs: how each is set up, its state, and the last key the remote control read from it.
+        def input_row(name: str) -> list[str]:
+            """The cells of `name`'s row, read in one script (the page redraws the table when it changes)."""
+            return driver.execute_script("""
+                var rows = document.querySelectorAll('#input-rows tr');
+                for (var i = 0; i < rows.length; i++) {
+                  var cells = Array.from(rows[i].querySelectorAll('td')).map(function (c) { return c.textContent; });
+                  if (cells[0] === arguments[0]) { return cells; }
+                }
+                return [];""", name)
+        check("the inputs table shows lircd working", wait_for(
+            lambda: input_row("lirc")[1:3] == [f"lircd at {args.lirc_socket}", "working"], 5) is not None, str(input_row("lirc")))
+        check("the inputs table shows evdev off", input_row("evdev")[1:] == ["off", "off", "none yet"], str(input_row("evdev")))
+        before = len(receiver_commands(args.sim_log))
+        subprocess.run(["irsend", "-d", args.lirc_socket, "SIMULATE", "0000000000000001 00 KEY_VOLUMEUP devinput-64"],
+                       check=True, timeout=10)
+        check("a key through lircd reaches the receiver", wait_for(
+            lambda: "SET_VOLUME" in receiver_commands(args.sim_log)[before:], 5) is not None)
+        check("the inputs table shows lircd's last key within 2 s", wait_for(
+            lambda: input_row("lirc")[3:] == ["lirc devinput-64:KEY_VOLUMEUP -> volume-up"], 2) is not None, str(input_row("lirc")))
+
         # The config page: the file with its secret as ********, an error shown in place, then a good edit applied.
         secret = "web-test-secret-7f3a"
         driver.get(base + "/config")
@@ -294,12 +317,15 @@ def main() -> None:
         check("no devices before a search", driver.find_element(By.ID, "devices-empty").is_displayed())
         button("Search for devices").click()
 
-        def device_row(name: str) -> Any:
-            for row in driver.find_elements(By.CSS_SELECTOR, "#device-rows tr"):
-                cells = row.find_elements(By.TAG_NAME, "td")
-                if cells and cells[0].text == name:
-                    return row
-            return None
+        def device_row(name: str) -> list[str] | None:
+            """The cells of `name`'s row in the discovery table, read in one script."""
+            return driver.execute_script("""
+                var rows = document.querySelectorAll('#device-rows tr');
+                for (var i = 0; i < rows.length; i++) {
+                  var cells = Array.from(rows[i].querySelectorAll('td')).map(function (c) { return c.textContent; });
+                  if (cells[0] === arguments[0]) { return cells; }
+                }
+                return null;""", name)
         check("Search for devices fills the table from mDNS", wait_for(lambda: device_row("Web Test Bedroom"), 20) is not None,
               text("devices-empty"))
 
@@ -361,7 +387,7 @@ def main() -> None:
         check("the status shows the picked device", wait_for(lambda: text("device") == "Web Test Bedroom" and text("link") == "connected", 15)
               is not None, f"{text('device')} / {text('link')}")
         check("the picked device's row says In use", wait_for(
-            lambda: (row := device_row("Web Test Bedroom")) is not None and row.find_elements(By.TAG_NAME, "td")[3].text == "In use", 5)
+            lambda: (device_row("Web Test Bedroom") or [""])[-1] == "In use", 5)
             is not None)
         check("the picked receiver has the gateway's connection", wait_for(
             lambda: Path(args.sim2_log).exists() and "urn:x-cast:com.google.cast.tp.connection" in Path(args.sim2_log).read_text(), 5)

@@ -1,6 +1,8 @@
 import Commands
 import GatewayCore
+import GatewayModel
 import Interpreter
+import RemoteInput
 import SystemSupport
 import WebInterface
 
@@ -18,6 +20,28 @@ struct WebPart: Equatable, Sendable {
     static func presets(_ settings: DaemonSettings) -> [WebPreset] {
         settings.gateway.presets.presets.sorted { $0.key < $1.key }.map { number, preset in
             WebPreset(number: number, title: preset.title ?? preset.url)
+        }
+    }
+
+    /// The remote inputs for the status page: how each is set up in the
+    /// settings in force, and the last key the remote control read from it
+    /// (the console's `keys`).
+    static func inputs(settings: StateBroadcaster<DaemonSettings>, remote: RemoteControl) -> @Sendable () -> [WebInput] {
+        { [settings, remote] in
+            let current = settings.current
+            let recent = remote.recentKeys
+            func last(_ source: InputEvent.Source) -> String? {
+                recent.last { $0.event.source == source }.map { "\($0.event.description) -> \($0.action?.name ?? "(not mapped)")" }
+            }
+            let socket = current.lirc.socket ?? LircSource.defaultSocket
+            let cec = CecPart(settings: current.cec, expected: current.expectsCec)
+            return [
+                WebInput(name: "lirc", setup: current.expectsLirc ? "lircd at \(socket)" : "lircd at \(socket), if it runs (no [lirc] in the file)",
+                         lastKey: last(.lirc)),
+                WebInput(name: "evdev", setup: current.evdev.device, lastKey: last(.evdev)),
+                WebInput(name: "cec", setup: cec.expected ? "[cec] in the file" : cec.runs ? "adapter found (/dev/cec0)" : nil,
+                         lastKey: last(.cec)),
+            ]
         }
     }
 

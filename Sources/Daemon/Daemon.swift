@@ -189,7 +189,7 @@ public final class Daemon: Sendable {
             ReconfigurableService(name: "web", settings: settings, part: { WebPart(settings: $0) }) { part in
                 part.web.map { web in
                     WebInterfaceService(settings: web, presets: { settings.subscribe().mapped(WebPart.presets) }, config: configFile,
-                                        inputs: webInputs, states: { gateway.states() }, timeSource: timeSource, perform: WebPart.perform(interpreter))
+                                        inputs: webInputs, hostName: FleetSettings.hostname(), announce: WebPart.announce, states: { gateway.states() }, timeSource: timeSource, perform: WebPart.perform(interpreter))
                 }
             },
             StatusReporterService(gateway: gateway, notifier: notifier, pushes: pushes),

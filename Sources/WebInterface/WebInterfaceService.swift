@@ -15,6 +15,8 @@ public struct WebInterfaceService: Service {
     let presets: @Sendable () -> AsyncStream<[WebPreset]>
     let config: WebConfigFile?
     let inputs: @Sendable () -> [WebInput]
+    let hostName: String?
+    let announce: @Sendable (WebServiceRecord) -> (@Sendable () -> Void)?
     let states: @Sendable () -> AsyncStream<GatewayState>
     let perform: @Sendable (GatewayCommand) async -> Void
     let timeSource: any TimeSource
@@ -26,12 +28,15 @@ public struct WebInterfaceService: Service {
     /// `inputs`: the remote inputs now, with their last keys (read at each `/api/state`).
     public init(settings: WebSettings, presets: @escaping @Sendable () -> AsyncStream<[WebPreset]>, config: WebConfigFile? = nil,
                 inputs: @escaping @Sendable () -> [WebInput] = { [] },
+                hostName: String? = nil, announce: @escaping @Sendable (WebServiceRecord) -> (@Sendable () -> Void)? = { _ in nil },
                 states: @escaping @Sendable () -> AsyncStream<GatewayState>,
                 timeSource: any TimeSource, perform: @escaping @Sendable (GatewayCommand) async -> Void) {
         self.settings = settings
         self.presets = presets
         self.config = config
         self.inputs = inputs
+        self.hostName = hostName
+        self.announce = announce
         self.states = states
         self.timeSource = timeSource
         self.perform = perform
@@ -57,6 +62,12 @@ public struct WebInterfaceService: Service {
         let listen = settings.listen
         let daemon = try await WebInterfaceService.offPool { () throws(WebError) in try WebHTTPDaemon(address: listen, handler: handler) }
         Logger(label: "web").notice("web interface on http://\(daemon.address)/")
+        // Published once listening (the bound port), withdrawn before the daemon stops.
+        let announce = self.announce
+        var withdraw: (@Sendable () -> Void)?
+        if let record = settings.serviceRecord(hostName: hostName, port: daemon.address.port) {
+            withdraw = try? await WebInterfaceService.offPool { () throws(WebError) in announce(record) }
+        }
         let states = self.states, perform = self.perform, presets = self.presets
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -73,6 +84,7 @@ public struct WebInterfaceService: Service {
             group.cancelAll()
         }
         queue.finish()
+        if let withdraw { _ = try? await WebInterfaceService.offPool { () throws(WebError) in withdraw() } }
         _ = try? await WebInterfaceService.offPool { () throws(WebError) in daemon.stop() }
     }
 

@@ -141,7 +141,7 @@ export DBUS_SYSTEM_BUS_ADDRESS="$BUS"
 
 # The second receiver, found only through mDNS (the device picker).
 start sim2 "$WEB_BIN/cast-receiver-sim" --port 0 --log "$WORK/sim2.jsonl" --ping-interval 5 --publish "Web Test Bedroom"
-wait_until 10 "the second simulator listening" grep -q '^listening' "$WORK/sim2.out"
+wait_until 10 "the second simulator listening" grep -qs '^listening' "$WORK/sim2.out"
 
 # A real lircd whose keys the test sends with irsend SIMULATE (the inputs table).
 LIRC_SOCKET=$WORK/lircd.sock
@@ -155,7 +155,7 @@ mkfifo "$WORK/sim.in"
 # shellcheck disable=SC2034 # held open, never read here
 exec {sim_input}<>"$WORK/sim.in"
 start sim "$WEB_BIN/cast-receiver-sim" --port 0 --log "$WORK/sim.jsonl" --ping-interval 5
-wait_until 10 "the simulator listening" grep -q '^listening' "$WORK/sim.out"
+wait_until 10 "the simulator listening" grep -qs '^listening' "$WORK/sim.out"
 SIM_PORT=$(awk '/^listening/ { print $3; exit }' "$WORK/sim.out")
 
 PASSWORD="web test password 42"
@@ -183,6 +183,8 @@ socket = $LIRC_SOCKET
 [web]
 listen = 127.0.0.1:0
 password-file = $WORK/web-password
+# Published over mDNS although on loopback (auto would not): avahi here serves only its own lo.
+mdns = on
 CONF
 start gateway "$WEB_BIN/cast-gateway" run --config "$WORK/gateway.conf"
 wait_until 20 "the web interface listening" grep -q 'web interface on http://' "$WORK/gateway.err"

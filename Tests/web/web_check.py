@@ -8,6 +8,7 @@ line, where every local user could read it)."""
 import argparse
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -135,6 +136,22 @@ def main() -> None:
             old = driver.find_element(By.TAG_NAME, "html")
             action()
             WebDriverWait(driver, 10, poll_frequency=0.05).until(staleness_of(old))
+
+        # mDNS: the page is published as _http._tcp with the box's name and the bound port.
+        port = base.rsplit(":", 1)[1]
+        box = socket.gethostname().split(".")[0]
+
+        def published() -> str:
+            listing = subprocess.run(["avahi-browse", "--resolve", "--parsable", "--terminate", "--no-db-lookup", "_http._tcp"],
+                                     capture_output=True, text=True, timeout=20).stdout
+            for line in listing.splitlines():
+                fields = line.split(";")
+                if fields[0] == "=" and len(fields) >= 10 and fields[3] == box and fields[8] == port:
+                    return line
+            return ""
+        record = wait_for(published, 20)
+        check("the page is published over mDNS as _http._tcp with the box's name and port", record is not None, box)
+        check("... with path=/", record is not None and '"path=/"' in record, str(record))
 
         # Before login: the status page sends the browser to the login page.
         driver.get(base + "/")

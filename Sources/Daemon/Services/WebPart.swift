@@ -1,4 +1,5 @@
 import Commands
+import Discovery
 import GatewayCore
 import GatewayModel
 import Interpreter
@@ -42,6 +43,21 @@ struct WebPart: Equatable, Sendable {
                 WebInput(name: "cec", setup: cec.expected ? "[cec] in the file" : cec.runs ? "adapter found (/dev/cec0)" : nil,
                          lastKey: last(.cec)),
             ]
+        }
+    }
+
+    /// Publishes the page over mDNS through avahi (`_http._tcp`, the box's
+    /// name); returns what withdraws it. Without avahi the page still works:
+    /// the failure is logged once, nothing is published.
+    static func announce(_ record: WebServiceRecord) -> (@Sendable () -> Void)? {
+        do {
+            let publisher = try AvahiPublisher(name: record.name, port: record.port, txt: record.txt,
+                                               serviceType: WebServiceRecord.serviceType)
+            publisher.start()
+            return { publisher.stop() }
+        } catch {
+            Logger(label: "web").warning("the page is not published over mDNS: \(error)")
+            return nil
         }
     }
 

@@ -242,7 +242,9 @@ enum WebPages {
         @media (prefers-color-scheme: dark) { .message { color: #ff8a80; } }
         .live { color: var(--muted); }
         table { border-collapse: collapse; width: 100%; margin-bottom: 0.5rem; }
-        th, td { text-align: left; padding: 0.25rem 0.5rem 0.25rem 0; vertical-align: middle; overflow-wrap: anywhere; }
+        th, td { text-align: left; padding: 0.25rem 0.5rem 0.25rem 0; vertical-align: middle; overflow-wrap: break-word; }
+        /* Only the long columns (paths, keys, addresses) break anywhere; short words stay whole. */
+        #inputs td:nth-child(2), #inputs td:nth-child(4), #devices td:nth-child(3) { overflow-wrap: anywhere; }
         th { color: var(--muted); font-weight: normal; }
         @media (max-width: 30rem) { #devices th:nth-child(2), #devices td:nth-child(2) { display: none; } }
         li.playing { font-weight: bold; }

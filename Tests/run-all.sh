@@ -121,7 +121,9 @@ stage "fault matrix" faults bash "$REPO/Tests/faults/run.sh"
 stage "home assistant" homeassistant bash "$REPO/Tests/homeassistant/run.sh"
 # The web interface in headless Chromium (Selenium from the venv the Home
 # Assistant stage builds): login, CSRF, lockout, every control reaching the
-# simulator, the live update, a hostile title (Tests/web).
+# simulator, the live update, a hostile title, the config editor, the kiosk,
+# the logs, the inputs (a real lircd), the device picker and the page's mDNS
+# record (a private avahi-daemon on its own loopback) (Tests/web).
 stage "web interface" web bash "$REPO/Tests/web/run.sh"
 stage "virtual board" board bash "$REPO/Tests/board/run.sh"
 # Packages for trixie amd64/arm64 and bookworm amd64 installed in clean

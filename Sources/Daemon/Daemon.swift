@@ -126,7 +126,9 @@ public final class Daemon: Sendable {
         let gateway = self.gateway, sink = inputs.sink, timeSource = self.timeSource, pushes = self.pushes
         let interpreter = self.interpreter(), version = self.version, startedAt = timeSource.now
         let kiosk = self.kiosk, mediaLocator = self.mediaLocator, wallClock = self.wallClock, mediaServer = self.mediaServer
-        let keyPresses = self.keyPresses
+        let keyPresses = self.keyPresses, settings = self.settings
+        let configFile = WebPart.configFile(self, boardOverride: boardOverride)
+        let webInputs = WebPart.inputs(settings: settings, remote: remote)
         var services: [any Service] = [
             ReconfigurableService(name: "leds", settings: settings, part: \.leds) { leds in
                 leds.lines.isEmpty ? nil : LEDService(settings: leds, gateway: gateway, timeSource: timeSource)
@@ -186,8 +188,8 @@ public final class Daemon: Sendable {
             },
             ReconfigurableService(name: "web", settings: settings, part: { WebPart(settings: $0) }) { part in
                 part.web.map { web in
-                    WebInterfaceService(settings: web, presets: part.presets, states: { gateway.states() }, timeSource: timeSource,
-                                        perform: WebPart.perform(interpreter))
+                    WebInterfaceService(settings: web, presets: { settings.subscribe().mapped(WebPart.presets) }, config: configFile,
+                                        inputs: webInputs, hostName: FleetSettings.hostname(), announce: WebPart.announce, states: { gateway.states() }, timeSource: timeSource, perform: WebPart.perform(interpreter))
                 }
             },
             StatusReporterService(gateway: gateway, notifier: notifier, pushes: pushes),
@@ -268,6 +270,17 @@ extension AsyncStream where Element: Sendable {
                 if let element { return element }
             }
             return nil
+        }
+    }
+}
+
+extension AsyncStream where Element: Sendable {
+    /// Each element transformed.
+    func mapped<T: Sendable>(_ transform: @escaping @Sendable (Element) -> T) -> AsyncStream<T> {
+        // The stream has one consumer, which calls next() one at a time.
+        let iterator = UncheckedSendable(Box(makeAsyncIterator()))
+        return AsyncStream<T> {
+            await iterator.value.next().map(transform)
         }
     }
 }

@@ -98,13 +98,19 @@ public struct DaemonSettings: Sendable, Equatable {
 
     /// Reads and validates the config at `path`; `boardOverride` (`run --board`)
     /// wins over the file's `[board] name`.
-    public static func load(path: String, boardOverride: String? = nil,
+    /// `text`, when given, is the file's proposed content (the web page's
+    /// editor): checked as if it were at `path`, which is not read.
+    public static func load(path: String, text proposed: String? = nil, boardOverride: String? = nil,
                             boardDirectories: [String] = BoardProfile.searchPath) throws(ConfigError) -> DaemonSettings {
         let text: String
-        do {
-            text = try FileSystem.readText(path)
-        } catch {
-            throw ConfigError(file: path, line: nil, key: nil, message: "\(error)")
+        if let proposed {
+            text = proposed
+        } else {
+            do {
+                text = try FileSystem.readText(path)
+            } catch {
+                throw ConfigError(file: path, line: nil, key: nil, message: "\(error)")
+            }
         }
         let file = try ConfigFile(path: path, text: text)
         let choice = try file.settings(BoardChoice.self)

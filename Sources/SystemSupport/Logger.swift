@@ -45,6 +45,7 @@ public struct Logger: Sendable {
         // Messages quote strings from the network (titles, reasons, names):
         // escape control characters so no line can be forged, and cap the length.
         let text = "\(label): \(message().escapingControlCharacters(maximumLength: Logger.maximumMessageLength))"
+        LogRing.shared.append("\(Logger.timestamp()) \(level.name) \(text)")
         if let sink = Logger.sharedSink.withLock({ $0 }) {
             sink(level, text)
             return

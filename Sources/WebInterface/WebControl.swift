@@ -1,4 +1,5 @@
 import Commands
+import GatewayModel
 
 /// One button of the web page: its form value, its label, and the console
 /// command line it stands for. The command line is parsed into the same
@@ -32,6 +33,25 @@ public struct WebControl: Sendable, Equatable {
         WebControl(value: "volume-up", label: "Volume up", commandLine: "vol +5"),
         WebControl(value: "mute", label: "Mute", commandLine: "mute"),
     ]
+
+    /// The kiosk's loop, shown while `[kiosk]` is on: the console's `playlist` commands and `checkout`.
+    public static let kiosk: [WebControl] = [
+        WebControl(value: "kiosk-start", label: "Start playlist", commandLine: "playlist start"),
+        WebControl(value: "kiosk-stop", label: "Stop playlist", commandLine: "playlist stop"),
+        WebControl(value: "kiosk-next", label: "Next in playlist", commandLine: "playlist next"),
+        WebControl(value: "kiosk-checkout", label: "Checkout", commandLine: "checkout"),
+    ]
+
+    /// Asks for the discovery table (starts mDNS browsing when `[device]` is a fixed host), as `devices` does.
+    public static let searchDevices = WebControl(value: "search-devices", label: "Search for devices", commandLine: "devices")
+
+    /// The prefix of a discovered device's "Use this device" button: `use-ID`.
+    public static let usePrefix = "use-"
+
+    /// The button of a device in the discovery table: the console's `use ID`.
+    public static func use(_ device: CastDevice) -> WebControl {
+        WebControl(value: usePrefix + device.id, label: "Use this device", commandLine: "use \(device.id)")
+    }
 
     /// The remote's key pad, three a row with the arrows as a cross around
     /// OK: the keys enter the input stream as `key NAME` does.

@@ -4,6 +4,11 @@
 public struct WebRequest: Sendable, Equatable {
     public static let maximumBody = 4096
 
+    /// The body a POST to `target` may have: the config editor's form carries a whole file.
+    public static func maximumBody(for target: String) -> Int {
+        target == "/config" ? 3 * WebConfigFile.maximumSize + 4096 : maximumBody
+    }
+
     public var method: String
     /// Still percent-encoded; libmicrohttpd passes the path without the query.
     public var target: String

@@ -90,7 +90,8 @@ private let webAccessHandler: MHD_AccessHandlerCallback = { cls, connection, url
         if let uploadSize, uploadSize.pointee > 0 {
             if let uploadData, !buffer.tooLarge {
                 let piece = UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee)
-                if buffer.bytes.count + piece.count > WebRequest.maximumBody {
+                let limit = WebRequest.maximumBody(for: String(cString: url))
+                if buffer.bytes.count + piece.count > limit {
                     buffer.tooLarge = true
                 } else {
                     buffer.bytes.append(contentsOf: piece)

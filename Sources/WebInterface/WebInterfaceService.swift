@@ -12,17 +12,31 @@ import SystemSupport
 public struct WebInterfaceService: Service {
     public let name = "web"
     let settings: WebSettings
-    let presets: [WebPreset]
+    let presets: @Sendable () -> AsyncStream<[WebPreset]>
+    let config: WebConfigFile?
+    let inputs: @Sendable () -> [WebInput]
+    let hostName: String?
+    let announce: @Sendable (WebServiceRecord) -> (@Sendable () -> Void)?
     let states: @Sendable () -> AsyncStream<GatewayState>
     let perform: @Sendable (GatewayCommand) async -> Void
     let timeSource: any TimeSource
     /// Commands not yet taken by `perform`; a browser sending more is answered 503.
     static let queueLength = 16
 
-    public init(settings: WebSettings, presets: [WebPreset], states: @escaping @Sendable () -> AsyncStream<GatewayState>,
+    /// `presets`: the configured presets, now and after every reload (they change without a restart, so sessions stay).
+    /// `config`: the file the page edits, with check-config's checks and the reload; nil: no editor.
+    /// `inputs`: the remote inputs now, with their last keys (read at each `/api/state`).
+    public init(settings: WebSettings, presets: @escaping @Sendable () -> AsyncStream<[WebPreset]>, config: WebConfigFile? = nil,
+                inputs: @escaping @Sendable () -> [WebInput] = { [] },
+                hostName: String? = nil, announce: @escaping @Sendable (WebServiceRecord) -> (@Sendable () -> Void)? = { _ in nil },
+                states: @escaping @Sendable () -> AsyncStream<GatewayState>,
                 timeSource: any TimeSource, perform: @escaping @Sendable (GatewayCommand) async -> Void) {
         self.settings = settings
         self.presets = presets
+        self.config = config
+        self.inputs = inputs
+        self.hostName = hostName
+        self.announce = announce
         self.states = states
         self.timeSource = timeSource
         self.perform = perform
@@ -40,27 +54,37 @@ public struct WebInterfaceService: Service {
             return try PasswordHash(parsing: text, origin: path)
         }
         let (commands, queue) = AsyncStream<GatewayCommand>.makeStream(bufferingPolicy: .bufferingOldest(WebInterfaceService.queueLength))
-        let handler = WebRequestHandler(password: password, presets: presets, idleTimeout: settings.sessionIdleTimeout,
-                                        timeSource: timeSource) { command in
+        let handler = WebRequestHandler(password: password, presets: [], idleTimeout: settings.sessionIdleTimeout,
+                                        timeSource: timeSource, config: config, inputs: inputs) { command in
             if case .enqueued = queue.yield(command) { return true }
             return false
         }
         let listen = settings.listen
         let daemon = try await WebInterfaceService.offPool { () throws(WebError) in try WebHTTPDaemon(address: listen, handler: handler) }
         Logger(label: "web").notice("web interface on http://\(daemon.address)/")
-        let states = self.states, perform = self.perform
+        // Published once listening (the bound port), withdrawn before the daemon stops.
+        let announce = self.announce
+        var withdraw: (@Sendable () -> Void)?
+        if let record = settings.serviceRecord(hostName: hostName, port: daemon.address.port) {
+            withdraw = try? await WebInterfaceService.offPool { () throws(WebError) in announce(record) }
+        }
+        let states = self.states, perform = self.perform, presets = self.presets
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await state in states() { handler.update(state) }
             }
             group.addTask {
+                for await list in presets() { handler.setPresets(list) }
+            }
+            group.addTask {
                 for await command in commands { await perform(command) }
             }
-            // Both end when the service is cancelled; either ending alone ends the other.
+            // All end when the service is cancelled; any ending alone ends the others.
             await group.next()
             group.cancelAll()
         }
         queue.finish()
+        if let withdraw { _ = try? await WebInterfaceService.offPool { () throws(WebError) in withdraw() } }
         _ = try? await WebInterfaceService.offPool { () throws(WebError) in daemon.stop() }
     }
 

@@ -24,14 +24,34 @@ public final class WebRequestHandler: Sendable {
     ]
 
     private let password: PasswordHash
-    private let timeSource: any TimeSource
-    private let presets: [WebControl]
-    private let controls: [String: WebControl]
+    let timeSource: any TimeSource
+    /// The preset buttons and every accepted control; presets change with a reload (sessions stay).
+    private let buttons: Mutex<Buttons>
     private let access: Mutex<Access>
-    private let state = Mutex(GatewayState())
+    let state = Mutex(GatewayState())
     private let submit: @Sendable (GatewayCommand) -> Bool
     private let newToken: @Sendable () -> String?
-    private let logger = Logger(label: "web")
+    /// The config file the page edits; nil: no editor (tests of other parts).
+    let config: WebConfigFile?
+    /// The daemon's recent log lines, oldest first (the Logs page).
+    let recentLog: @Sendable () -> [String]
+    /// The remote inputs, how each is set up and its last key.
+    let inputs: @Sendable () -> [WebInput]
+    let logger = Logger(label: "web")
+
+    struct Buttons {
+        var presets: [WebControl]
+        var controls: [String: WebControl]
+
+        init(presets: [WebPreset]) {
+            self.presets = WebControl.presets(presets)
+            controls = [:]
+            for control in WebControl.player + WebControl.volume + WebControl.keys + WebControl.kiosk + [WebControl.searchDevices]
+                + self.presets {
+                controls[control.value] = control
+            }
+        }
+    }
 
     struct Access {
         var sessions: WebSessions
@@ -40,15 +60,16 @@ public final class WebRequestHandler: Sendable {
 
     /// `submit` queues a command for the gateway and says whether it was taken (false: the queue is full).
     public init(password: PasswordHash, presets: [WebPreset], idleTimeout: Duration, timeSource: any TimeSource,
-                newToken: @escaping @Sendable () -> String? = { SecureRandom.token() },
+                newToken: @escaping @Sendable () -> String? = { SecureRandom.token() }, config: WebConfigFile? = nil,
+                recentLog: @escaping @Sendable () -> [String] = { LogRing.shared.lines },
+                inputs: @escaping @Sendable () -> [WebInput] = { [] },
                 submit: @escaping @Sendable (GatewayCommand) -> Bool) {
         self.password = password
         self.timeSource = timeSource
-        let presetControls = WebControl.presets(presets)
-        self.presets = presetControls
-        var controls: [String: WebControl] = [:]
-        for control in WebControl.player + WebControl.volume + WebControl.keys + presetControls { controls[control.value] = control }
-        self.controls = controls
+        buttons = Mutex(Buttons(presets: presets))
+        self.config = config
+        self.recentLog = recentLog
+        self.inputs = inputs
         access = Mutex(Access(sessions: WebSessions(idleTimeout: idleTimeout)))
         self.newToken = newToken
         self.submit = submit
@@ -57,6 +78,11 @@ public final class WebRequestHandler: Sendable {
     /// The newest state, pushed by the gateway's state stream.
     public func update(_ newState: GatewayState) {
         state.withLock { $0 = newState }
+    }
+
+    /// The configured presets, after a reload changed them.
+    public func setPresets(_ presets: [WebPreset]) {
+        buttons.withLock { $0 = Buttons(presets: presets) }
     }
 
     /// Sessions open now (tests).
@@ -92,14 +118,28 @@ public final class WebRequestHandler: Sendable {
         }
         switch (method, path) {
         case ("GET", "/"):
-            return page(200, WebPages.status(csrf: session.csrf, presets: presets))
+            return page(200, WebPages.status(csrf: session.csrf, presets: buttons.withLock { $0.presets },
+                                             state: state.withLock { $0 }))
         case ("GET", "/api/state"):
             let current = state.withLock { $0 }
-            let document = WebStatusDocument.json(current, now: timeSource.now.seconds)
+            let document = WebStatusDocument.json(current, now: timeSource.now.seconds, inputs: inputs())
             return WebResponse(status: 200, contentType: "application/json", text: document.serialized)
         case ("POST", "/control"):
             guard WebSessions.csrfMatches(request.form["csrf"], session) else { return forbidden() }
             return control(request)
+        case ("GET", "/logs"):
+            return page(200, WebPages.logs(csrf: session.csrf, lines: recentLog()))
+        case ("GET", "/logs.txt"):
+            // A download for a support case: plain text, never rendered by the browser.
+            let lines = recentLog()
+            return WebResponse(status: 200, headers: [("Content-Type", "text/plain; charset=utf-8"),
+                                                      ("Content-Disposition", #"attachment; filename="cast-gateway-log.txt""#)],
+                               body: Array((lines.joined(separator: "\n") + (lines.isEmpty ? "" : "\n")).utf8))
+        case ("GET", "/config"):
+            return configPage(session)
+        case ("POST", "/config"):
+            guard WebSessions.csrfMatches(request.form["csrf"], session) else { return forbidden() }
+            return configSubmitted(request, session)
         case ("POST", "/logout"):
             guard WebSessions.csrfMatches(request.form["csrf"], session) else { return forbidden() }
             access.withLock { $0.sessions.end(session.token) }
@@ -154,7 +194,7 @@ public final class WebRequestHandler: Sendable {
     }
 
     private func control(_ request: WebRequest) -> WebResponse {
-        guard let value = request.form["control"], let control = controls[value], let command = control.command else {
+        guard let value = request.form["control"], let control = control(value), let command = control.command else {
             return WebResponse(status: 400, contentType: "text/plain; charset=utf-8", text: "unknown control\n")
         }
         guard submit(command) else {
@@ -165,15 +205,24 @@ public final class WebRequestHandler: Sendable {
         return request.requestedWith == "fetch" ? WebResponse(status: 204) : redirect("/")
     }
 
-    private func forbidden() -> WebResponse {
+    /// The control of a form value: a fixed button, or the "Use this device"
+    /// of a device in the discovery table now (any other id is refused).
+    private func control(_ value: String) -> WebControl? {
+        if let fixed = buttons.withLock({ $0.controls[value] }) { return fixed }
+        guard value.hasPrefix(WebControl.usePrefix) else { return nil }
+        let id = String(value.dropFirst(WebControl.usePrefix.count))
+        return state.withLock { $0.devices.first { $0.id == id } }.map(WebControl.use)
+    }
+
+    func forbidden() -> WebResponse {
         WebResponse(status: 403, contentType: "text/plain; charset=utf-8", text: "missing or wrong CSRF token; reload the page\n")
     }
 
-    private func redirect(_ location: String) -> WebResponse {
+    func redirect(_ location: String) -> WebResponse {
         WebResponse(status: 303, headers: [("Location", location)])
     }
 
-    private func page(_ status: Int, _ html: String) -> WebResponse {
+    func page(_ status: Int, _ html: String) -> WebResponse {
         WebResponse(status: status, contentType: "text/html; charset=utf-8", text: html)
     }
 }

@@ -23,6 +23,7 @@ public struct WebSection: SettingsSection {
             guard let minutes = Int(text), (1...1440).contains(minutes) else { return nil }
             return minutes
         }
+        let mdns = try section.value("mdns", expected: "auto, on or off", WebSettings.MDNS.init(rawValue:))
         guard section.isPresent else { return }
         guard let passwordEntry, !passwordEntry.value.isEmpty else {
             disabledReason = "no password-file in [web]; create one with: cast-gateway web-password /etc/cast-gateway/web-password"
@@ -32,6 +33,6 @@ public struct WebSection: SettingsSection {
             throw section.error(passwordEntry, "must be an absolute path, e.g. /etc/cast-gateway/web-password")
         }
         server = WebSettings(listen: listen ?? WebSettings.defaultListen, passwordFile: passwordEntry.value,
-                             sessionIdleTimeout: .seconds(60 * (idle ?? 30)))
+                             sessionIdleTimeout: .seconds(60 * (idle ?? 30)), mdns: mdns ?? .auto)
     }
 }

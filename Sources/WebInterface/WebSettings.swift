@@ -9,15 +9,18 @@ public struct WebSettings: Sendable, Equatable {
     public var passwordFile: String
     /// A session unused this long is gone; the browser must log in again.
     public var sessionIdleTimeout: Duration
+    /// Whether the page is published over mDNS (`_http._tcp`).
+    public var mdns: MDNS
 
     public static let defaultPort: UInt16 = 8080
     public static let defaultListen = ListenAddress(host: "0.0.0.0", port: defaultPort)!
 
     public init(listen: ListenAddress = WebSettings.defaultListen, passwordFile: String,
-                sessionIdleTimeout: Duration = .seconds(30 * 60)) {
+                sessionIdleTimeout: Duration = .seconds(30 * 60), mdns: MDNS = .auto) {
         self.listen = listen
         self.passwordFile = passwordFile
         self.sessionIdleTimeout = sessionIdleTimeout
+        self.mdns = mdns
     }
 
     /// `192.168.1.5:8080`, `0.0.0.0:8080`, `[::]:8080`, `127.0.0.1:0` (any free port: tests). Numeric only.

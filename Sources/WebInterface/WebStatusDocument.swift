@@ -6,7 +6,8 @@ import JSON
 /// `textContent`, never as HTML.
 public enum WebStatusDocument {
     /// `now`: the gateway's monotonic seconds, for the extrapolated position.
-    public static func json(_ state: GatewayState, now: Double) -> JSONValue {
+    /// `inputs`: the remote inputs, with how each is set up and its last key.
+    public static func json(_ state: GatewayState, now: Double, inputs: [WebInput] = []) -> JSONValue {
         var object = JSONObject()
         object["device"] = .string(state.deviceName)
         object["address"] = .string(state.deviceAddress)
@@ -20,6 +21,38 @@ public enum WebStatusDocument {
         object["muted"] = .bool(state.muted)
         object["tv"] = state.tv.map { .string($0.summary) } ?? .null
         object["problems"] = .array(problems(state).map(JSONValue.string))
+        object["kiosk"] = state.kioskItems.map(kiosk) ?? .null
+        object["inputs"] = .array(inputs.map { input(_: $0, problem: state.inputProblems[$0.name]) })
+        object["devices"] = .array(state.devices.map { device(_: $0, current: state.deviceAddress) })
+        return .object(object)
+    }
+
+    /// The kiosk's playlist (item names in order) and the index of the one it plays (null: none now).
+    static func kiosk(_ items: KioskItems) -> JSONValue {
+        var object = JSONObject()
+        object["items"] = .array(items.names.map(JSONValue.string))
+        object["playing"] = items.playing.map { .number(Double($0)) } ?? .null
+        return .object(object)
+    }
+
+    /// An input: `state` is `off`, the problem the gateway reports, or `working` (set up, no problem reported).
+    static func input(_ input: WebInput, problem: String?) -> JSONValue {
+        var object = JSONObject()
+        object["name"] = .string(input.name)
+        object["setup"] = .string(input.setup ?? "off")
+        object["state"] = .string(input.setup == nil ? "off" : problem ?? "working")
+        object["lastKey"] = input.lastKey.map(JSONValue.string) ?? .null
+        return .object(object)
+    }
+
+    /// A row of the discovery table; `current`: the gateway controls it now.
+    static func device(_ device: CastDevice, current: String) -> JSONValue {
+        var object = JSONObject()
+        object["id"] = .string(device.id)
+        object["name"] = .string(device.name)
+        object["model"] = .string(device.model)
+        object["address"] = .string(device.address)
+        object["current"] = .bool(device.address == current)
         return .object(object)
     }
 

@@ -10,7 +10,7 @@ func checkConfig(_ arguments: inout ArgumentReader) throws -> Int32 {
     let positionals = try arguments.finish(maximumPositionals: 1)
     guard let path = positionals.first else { throw UsageError("check-config needs a FILE") }
     do {
-        let settings = try DaemonSettings.load(path: path, boardOverride: board)
+        let (settings, playlist) = try ConfigCheck.run(path: path, boardOverride: board)
         for warning in settings.warnings { StandardOutput.line("warning: \(warning)") }
         let cast = settings.gateway.cast
         let device: String = switch settings.gateway.device.target {
@@ -20,9 +20,7 @@ func checkConfig(_ arguments: inout ArgumentReader) throws -> Int32 {
         case nil: "none (set [device] host)"
         }
         var kioskLine: String?
-        if settings.kiosk.isEnabled {
-            // The playlist is checked too: an installer sees its file and line now, not at the first loop.
-            let playlist = try Playlist.load(settings.kiosk.source)
+        if let playlist {
             var kiosk = playlist.isEmpty ? "  kiosk: welcome app \(settings.kiosk.appID ?? "?")" : "  kiosk: \(playlist.count) items from \(playlist.origin)"
             kiosk += ", start \(settings.kiosk.start.rawValue)"
             if !settings.kiosk.schedule.windows.isEmpty {

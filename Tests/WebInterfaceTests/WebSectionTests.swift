@@ -36,6 +36,7 @@ final class WebSectionTests: XCTestCase {
             ("[web]\npassword-file = web-password\n", "gateway.conf:2: [web] password-file: must be an absolute path"),
             ("[web]\n\npassword = hunter2\n", "gateway.conf:3: [web] password: unknown key"),
             ("[web]\nsession-idle-minutes = 0\n", "gateway.conf:2: [web] session-idle-minutes"),
+            ("[web]\npassword-file = /p\nmdns = yes\n", "gateway.conf:3: [web] mdns: must be auto, on or off"),
         ]
         for (text, expected) in cases {
             XCTAssertThrowsError(try parse(text)) { error in
@@ -58,5 +59,23 @@ final class WebSectionTests: XCTestCase {
         XCTAssertNil(try url("127.0.0.1:8080"), "loopback: only the box itself could open it")
         XCTAssertNil(try url("[::1]:8080"))
         XCTAssertNil(try url("127.0.0.1:0"))
+    }
+
+    /// The page's mDNS record: `_http._tcp`, the box's name, the bound port, `path=/`; not for loopback unless asked.
+    func testTheServiceRecordPublished() throws {
+        func record(_ listen: String, mdns: String? = nil, host: String? = "room-214", port: UInt16 = 8080) throws -> WebServiceRecord? {
+            let line = mdns.map { "mdns = \($0)\n" } ?? ""
+            return try parse("[web]\nlisten = \(listen)\npassword-file = /p\n\(line)").server?.serviceRecord(hostName: host, port: port)
+        }
+        XCTAssertEqual(WebServiceRecord.serviceType, "_http._tcp")
+        XCTAssertEqual(try record("0.0.0.0:8080"), WebServiceRecord(name: "room-214", port: 8080, txt: ["path=/"]))
+        XCTAssertEqual(try record("[::]:8081", port: 8081), WebServiceRecord(name: "room-214", port: 8081, txt: ["path=/"]))
+        XCTAssertEqual(try record("192.168.1.5:80", host: nil, port: 80)?.name, "cast-gateway", "no host name: a fixed name")
+        XCTAssertNil(try record("127.0.0.1:8080"), "auto: loopback is not published")
+        XCTAssertNil(try record("[::1]:8080"))
+        XCTAssertNil(try record("0.0.0.0:8080", mdns: "off"))
+        XCTAssertEqual(try record("127.0.0.1:0", mdns: "on", port: 41234), WebServiceRecord(name: "room-214", port: 41234, txt: ["path=/"]),
+                       "on: published even on loopback (tests), with the bound port")
+        XCTAssertNil(try record("0.0.0.0:0", port: 0), "no port yet, nothing to publish")
     }
 }

@@ -2,6 +2,9 @@
 # The web interface in a real browser: headless Chromium (Debian's chromium
 # and chromium-driver) driven by Selenium, against the real cast-gateway
 # daemon and the receiver simulator on loopback (Tests/web/web_check.py).
+# A second simulator publishes itself over mDNS for the device picker: a
+# private D-Bus bus and an avahi-daemon in namespaces of its own (its own
+# loopback only), as the integration tests run them; so this needs root.
 #
 #   Tests/web/run.sh [--keep] [--screenshots DIR]
 #
@@ -51,7 +54,7 @@ cleanup() {
         kill -9 "$pid" 2>/dev/null
     done
     if [ "$status" -ne 0 ] || [ "$FAILED" -ne 0 ]; then
-        for file in gateway.err sim.out sim.err chromedriver.log browser-console.log; do
+        for file in gateway.err sim.out sim.err sim2.err avahi.err lircd.log chromedriver.log browser-console.log; do
             if [ -z "$WORK" ] || [ ! -s "$WORK/$file" ]; then continue; fi
             echo "----- last lines of $file -----"
             tail -n 30 "$WORK/$file"
@@ -91,7 +94,9 @@ wait_until() {
     done
 }
 
-for program in /usr/bin/chromium /usr/bin/chromedriver; do
+[ "$(id -u)" -eq 0 ] || setup_failed "run as root: avahi-daemon runs in network and mount namespaces of its own"
+for program in /usr/bin/chromium /usr/bin/chromedriver /usr/bin/dbus-daemon /usr/sbin/avahi-daemon /usr/bin/unshare /usr/sbin/lircd \
+    /usr/bin/irsend; do
     [ -x "$program" ] || setup_failed "$program is not installed (deploy/install-build-deps.sh installs it)"
 done
 [ -x "$VENV/bin/python" ] || setup_failed "no venv at $VENV: Tests/homeassistant/run.sh builds it (this test uses its selenium)"
@@ -105,13 +110,52 @@ done
 
 WORK=$(mktemp -d /tmp/cast-gateway-web.XXXXXX)
 
+# mDNS: a private system bus, and avahi-daemon restricted to lo in its own
+# network namespace (only this test's services on it) and mount namespace
+# (its own /run/avahi-daemon). D-Bus is a socket path, so it reaches across;
+# the services resolve to 127.0.0.1, which is the host's loopback for the
+# gateway and the simulators.
+BUS="unix:path=$WORK/bus.sock"
+sed "s|@LISTEN@|$BUS|" "$REPO/Tests/support/private-system-bus.conf" > "$WORK/bus.conf"
+start bus dbus-daemon --nofork --nopidfile --config-file="$WORK/bus.conf"
+wait_until 10 "the private D-Bus bus" test -S "$WORK/bus.sock"
+cat > "$WORK/avahi-daemon.conf" <<CONF
+[server]
+host-name=cast-gateway-web-test
+use-ipv4=yes
+use-ipv6=no
+allow-interfaces=lo
+enable-dbus=yes
+ratelimit-interval-usec=0
+[publish]
+publish-hinfo=no
+publish-workstation=no
+[wide-area]
+enable-wide-area=no
+CONF
+mkdir -p /run/avahi-daemon
+start avahi env DBUS_SYSTEM_BUS_ADDRESS="$BUS" unshare --mount --net --propagation private -- /bin/sh -c \
+    "ip link set lo up && mount -t tmpfs cast-gateway-web /run/avahi-daemon && exec avahi-daemon --no-drop-root --no-chroot --no-rlimits -f '$WORK/avahi-daemon.conf'"
+wait_until 15 "avahi-daemon serving" grep -q 'Server startup complete' "$WORK/avahi.err"
+export DBUS_SYSTEM_BUS_ADDRESS="$BUS"
+
+# The second receiver, found only through mDNS (the device picker).
+start sim2 "$WEB_BIN/cast-receiver-sim" --port 0 --log "$WORK/sim2.jsonl" --ping-interval 5 --publish "Web Test Bedroom"
+wait_until 10 "the second simulator listening" grep -qs '^listening' "$WORK/sim2.out"
+
+# A real lircd whose keys the test sends with irsend SIMULATE (the inputs table).
+LIRC_SOCKET=$WORK/lircd.sock
+start lircd lircd --nodaemon --driver=file --device=/dev/null --allow-simulate --output="$LIRC_SOCKET" \
+    --pidfile="$WORK/lircd.pidfile" --logfile="$WORK/lircd.log" /etc/lirc/lircd.conf.d/devinput.lircd.conf
+wait_until 10 "lircd's socket $LIRC_SOCKET" test -S "$LIRC_SOCKET"
+
 # The simulator reads control commands (another sender's pause) from a FIFO
 # that this script holds open, so it never sees end of file.
 mkfifo "$WORK/sim.in"
 # shellcheck disable=SC2034 # held open, never read here
 exec {sim_input}<>"$WORK/sim.in"
 start sim "$WEB_BIN/cast-receiver-sim" --port 0 --log "$WORK/sim.jsonl" --ping-interval 5
-wait_until 10 "the simulator listening" grep -q '^listening' "$WORK/sim.out"
+wait_until 10 "the simulator listening" grep -qs '^listening' "$WORK/sim.out"
 SIM_PORT=$(awk '/^listening/ { print $3; exit }' "$WORK/sim.out")
 
 PASSWORD="web test password 42"
@@ -124,6 +168,14 @@ host = 127.0.0.1:$SIM_PORT
 [console]
 device = none
 
+# A secret the config page must never send to the browser.
+[cast]
+media-credentials = web-test-secret-7f3a
+
+
+[lirc]
+socket = $LIRC_SOCKET
+
 [presets]
 1 = http://media.test/film.mp4 | <img src=x onerror="document.title='pwned'">Film & "Friends"
 2 = http://media.test/news.mp4 | News
@@ -131,6 +183,8 @@ device = none
 [web]
 listen = 127.0.0.1:0
 password-file = $WORK/web-password
+# Published over mDNS although on loopback (auto would not): avahi here serves only its own lo.
+mdns = on
 CONF
 start gateway "$WEB_BIN/cast-gateway" run --config "$WORK/gateway.conf"
 wait_until 20 "the web interface listening" grep -q 'web interface on http://' "$WORK/gateway.err"
@@ -140,7 +194,7 @@ say "gateway at $URL, simulator on $SIM_PORT"
 
 set +e
 PASSWORD="$PASSWORD" "$VENV/bin/python" "$HERE/web_check.py" --url "$URL" --sim-input "$WORK/sim.in" \
-    --sim-out "$WORK/sim.out" --sim-log "$WORK/sim.jsonl" --gateway-log "$WORK/gateway.err" --work "$WORK" \
+    --sim-out "$WORK/sim.out" --sim-log "$WORK/sim.jsonl" --sim2-log "$WORK/sim2.jsonl" --lirc-socket "$LIRC_SOCKET" --gateway-log "$WORK/gateway.err" --config "$WORK/gateway.conf" --work "$WORK" \
     --browser-log "$WORK/chromedriver.log" --browser-console "$WORK/browser-console.log" | tee "$WORK/check.out"
 set -e
 counts=$(sed -n 's/^checks: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$WORK/check.out" | tail -n 1)

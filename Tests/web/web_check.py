@@ -8,6 +8,8 @@ line, where every local user could read it)."""
 import argparse
 import json
 import os
+import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -69,7 +71,10 @@ def main() -> None:
     parser.add_argument("--sim-input", required=True, help="the FIFO the simulator reads control commands from")
     parser.add_argument("--sim-out", required=True)
     parser.add_argument("--sim-log", required=True)
+    parser.add_argument("--sim2-log", required=True, help="the log of the receiver found through mDNS")
+    parser.add_argument("--lirc-socket", required=True, help="the real lircd's socket (keys sent with irsend SIMULATE)")
     parser.add_argument("--gateway-log", required=True)
+    parser.add_argument("--config", required=True, help="the gateway's config file, which the config page edits")
     parser.add_argument("--work", required=True, help="where the screenshots and Chromium's profile go")
     parser.add_argument("--browser-log", required=True)
     parser.add_argument("--browser-console", required=True)
@@ -82,6 +87,7 @@ def main() -> None:
     from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.expected_conditions import staleness_of
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -130,6 +136,22 @@ def main() -> None:
             old = driver.find_element(By.TAG_NAME, "html")
             action()
             WebDriverWait(driver, 10, poll_frequency=0.05).until(staleness_of(old))
+
+        # mDNS: the page is published as _http._tcp with the box's name and the bound port.
+        port = base.rsplit(":", 1)[1]
+        box = socket.gethostname().split(".")[0]
+
+        def published() -> str:
+            listing = subprocess.run(["avahi-browse", "--resolve", "--parsable", "--terminate", "--no-db-lookup", "_http._tcp"],
+                                     capture_output=True, text=True, timeout=20).stdout
+            for line in listing.splitlines():
+                fields = line.split(";")
+                if fields[0] == "=" and len(fields) >= 10 and fields[3] == box and fields[8] == port:
+                    return line
+            return ""
+        record = wait_for(published, 20)
+        check("the page is published over mDNS as _http._tcp with the box's name and port", record is not None, box)
+        check("... with path=/", record is not None and '"path=/"' in record, str(record))
 
         # Before login: the status page sends the browser to the login page.
         driver.get(base + "/")
@@ -200,9 +222,131 @@ def main() -> None:
         check("... without a reload", marker and driver.execute_script("return window.notReloaded === true"))
         sent("Stop", "STOP")
 
-        # Screenshots: desktop and phone, with a title and a volume shown.
-        button("Preset 2: News").click()
+        # The inputs: how each is set up, its state, and the last key the remote control read from it.
+        def input_row(name: str) -> list[str]:
+            """The cells of `name`'s row, read in one script (the page redraws the table when it changes)."""
+            return driver.execute_script("""
+                var rows = document.querySelectorAll('#input-rows tr');
+                for (var i = 0; i < rows.length; i++) {
+                  var cells = Array.from(rows[i].querySelectorAll('td')).map(function (c) { return c.textContent; });
+                  if (cells[0] === arguments[0]) { return cells; }
+                }
+                return [];""", name)
+        check("the inputs table shows lircd working", wait_for(
+            lambda: input_row("lirc")[1:3] == [f"lircd at {args.lirc_socket}", "working"], 5) is not None, str(input_row("lirc")))
+        check("the inputs table shows evdev off", input_row("evdev")[1:] == ["off", "off", "none yet"], str(input_row("evdev")))
+        before = len(receiver_commands(args.sim_log))
+        subprocess.run(["irsend", "-d", args.lirc_socket, "SIMULATE", "0000000000000001 00 KEY_VOLUMEUP devinput-64"],
+                       check=True, timeout=10)
+        check("a key through lircd reaches the receiver", wait_for(
+            lambda: "SET_VOLUME" in receiver_commands(args.sim_log)[before:], 5) is not None)
+        check("the inputs table shows lircd's last key within 2 s", wait_for(
+            lambda: input_row("lirc")[3:] == ["lirc devinput-64:KEY_VOLUMEUP -> volume-up"], 2) is not None, str(input_row("lirc")))
+
+        # The config page: the file with its secret as ********, an error shown in place, then a good edit applied.
+        secret = "web-test-secret-7f3a"
+        driver.get(base + "/config")
+        shown = driver.execute_script("return document.getElementById('config-text').value")
+        check("the config page shows the file", "[presets]" in shown and "2 = http://media.test/news.mp4 | News" in shown, shown[:300])
+        check("the secret shows as ********", "media-credentials = ********" in shown, shown[:300])
+        check("the secret is not in the config page's source", secret not in driver.page_source)
+        check("the hostile preset title in the text made no element",
+              driver.execute_script("return document.querySelectorAll('img').length") == 0)
+        check("the textarea has a label", driver.execute_script(
+            "return document.querySelector('label[for=config-text]') !== null"))
+
+        def submit_config(text: str, label: str) -> None:
+            driver.execute_script("document.getElementById('config-text').value = arguments[0];", text)
+            navigate(lambda: button(label).click())
+
+        broken = shown.replace("2 = http://media.test/news.mp4 | News", "2 = http://media.test/news.mp4 | News\nthis line is broken")
+        broken_line = broken.splitlines().index("this line is broken") + 1
+        submit_config(broken, "Apply")
+        result = text("config-result")
+        check("an error is shown in place with file and line",
+              result.startswith(f"Not applied: {args.config}:{broken_line}: expected 'key = value'"), result)
+        check("the error is an alert under the text", driver.execute_script(
+            "var r = document.getElementById('config-result'); return r.getAttribute('role') === 'alert' && "
+            "document.getElementById('config-text').compareDocumentPosition(r) === Node.DOCUMENT_POSITION_FOLLOWING"))
+        check("the edit stays in the text after the error",
+              "this line is broken" in driver.execute_script("return document.getElementById('config-text').value"))
+        on_disk = Path(args.config).read_text()
+        check("the broken edit was not written", "this line is broken" not in on_disk and secret in on_disk)
+
+        good = shown.replace("2 = http://media.test/news.mp4 | News", "2 = http://media.test/news.mp4 | Evening News")
+        submit_config(good, "Check")
+        check("Check finds no problem", text("config-result").startswith("No problems found"), text("config-result"))
+        check("Check wrote nothing", "Evening News" not in Path(args.config).read_text())
+        submit_config(good, "Apply")
+        check("Apply says applied", text("config-result").startswith("Applied"), text("config-result"))
+        check("the secret is not in the page after Apply", secret not in driver.page_source)
+        on_disk = Path(args.config).read_text()
+        check("Apply wrote the edit and kept the secret", "| Evening News" in on_disk and f"media-credentials = {secret}" in on_disk,
+              on_disk)
+
+        def preset_shown() -> bool:
+            driver.get(base + "/")
+            return any(b.text == "Preset 2: Evening News" for b in driver.find_elements(By.TAG_NAME, "button"))
+        check("the status page shows the new preset title (live reload, same session)", wait_for(preset_shown, 10) is not None,
+              driver.current_url)
+        wait_for(lambda: text("link") == "connected", 5)
+        button("Preset 2: Evening News").click()
+        check("the new title reaches the page through the receiver",
+              wait_for(lambda: text("title") == "Evening News", 5) is not None, text("title"))
+
+        # The kiosk: turned on through the config page; its playlist, position and buttons.
+        playlist = Path(args.work) / "kiosk.m3u"
+        playlist.write_text("#EXTM3U\n#EXTINF:-1,Lobby loop\nhttp://media.test/lobby.mp4\n"
+                            "#EXTINF:-1,Menu & <prices>\nhttp://media.test/menu.mp4\n")
+        driver.get(base + "/")
+        check("without [kiosk] the kiosk section is hidden", not driver.find_element(By.ID, "kiosk").is_displayed())
+        driver.get(base + "/config")
+        kiosk_config = good.rstrip("\n") + (f"\n\n[kiosk]\nplaylist = {playlist}\nstart = never\n"
+                                            f"state-directory = {args.work}\n")
+        submit_config(kiosk_config, "Apply")
+        check("the kiosk config applies", text("config-result").startswith("Applied"), text("config-result"))
+        driver.get(base + "/")
+
+        def kiosk_items() -> list[str]:
+            return [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#kiosk-items li")]
+
+        def playing_item() -> str:
+            items = driver.find_elements(By.CSS_SELECTOR, "#kiosk-items li[aria-current=true]")
+            return items[0].text if items else ""
+
+        check("the kiosk section shows the playlist", wait_for(
+            lambda: driver.find_element(By.ID, "kiosk").is_displayed() and kiosk_items() == ["Lobby loop", "Menu & <prices>"], 10)
+            is not None, str(kiosk_items()))
+        check("the kiosk waits (start = never)", text("kiosk-position").startswith("Not playing"), text("kiosk-position"))
+        sent("Start playlist", "LOAD")
+        check("the page shows the kiosk's first item playing", wait_for(
+            lambda: text("kiosk-position") == "Playing item 1 of 2" and playing_item() == "Lobby loop", 5) is not None,
+            text("kiosk-position"))
+        sent("Next in playlist", "LOAD")
+        check("the page shows the kiosk's second item playing", wait_for(
+            lambda: text("kiosk-position") == "Playing item 2 of 2" and playing_item() == "Menu & <prices>", 5) is not None,
+            text("kiosk-position"))
+        check("the playlist's hostile title made no element",
+              driver.execute_script("return document.querySelectorAll('#kiosk-items li *').length") == 0)
         wait_for(lambda: text("player") == "PLAYING", 5)
+
+        # The device picker: Search for devices asks for mDNS discovery (off with a fixed host); the table fills.
+        check("no devices before a search", driver.find_element(By.ID, "devices-empty").is_displayed())
+        button("Search for devices").click()
+
+        def device_row(name: str) -> list[str] | None:
+            """The cells of `name`'s row in the discovery table, read in one script."""
+            return driver.execute_script("""
+                var rows = document.querySelectorAll('#device-rows tr');
+                for (var i = 0; i < rows.length; i++) {
+                  var cells = Array.from(rows[i].querySelectorAll('td')).map(function (c) { return c.textContent; });
+                  if (cells[0] === arguments[0]) { return cells; }
+                }
+                return null;""", name)
+        check("Search for devices fills the table from mDNS", wait_for(lambda: device_row("Web Test Bedroom"), 20) is not None,
+              text("devices-empty"))
+
+        # Screenshots: desktop and phone, with a title, a volume and the kiosk's playlist shown.
         driver.set_window_size(1280, 900)
         time.sleep(0)   # no wait: the size applies before the next command
         height = driver.execute_script("return document.documentElement.scrollHeight")
@@ -215,6 +359,68 @@ def main() -> None:
         check("the page fits a phone's 390 px without sideways scrolling", overflow <= 390, f"{overflow} px wide")
         check("phone screenshot", driver.save_screenshot(f"{args.work}/web-phone.png"))
         driver.set_window_size(1280, 900)
+
+        before = len(Path(args.gateway_log).read_text(errors="replace"))
+        button("Stop playlist").click()
+        check("Stop playlist stops the loop", wait_for(
+            lambda: text("kiosk-position").startswith("Not playing"), 5) is not None, text("kiosk-position"))
+        button("Checkout").click()
+        check("Checkout reaches the kiosk", wait_for(
+            lambda: "checkout:" in Path(args.gateway_log).read_text(errors="replace")[before:], 5) is not None)
+
+        # Logs: reached from the page's links with the keyboard, shown escaped, downloadable as text.
+        driver.get(base + "/")
+        body = driver.find_element(By.TAG_NAME, "body")
+        body.send_keys(Keys.TAB)
+        reached = ""
+        for _ in range(6):
+            active = driver.switch_to.active_element
+            if active.text == "Logs":
+                reached = "Logs"
+                break
+            active.send_keys(Keys.TAB)
+        check("the Logs link is reached with Tab", reached == "Logs", driver.switch_to.active_element.text)
+        navigate(lambda: driver.switch_to.active_element.send_keys(Keys.ENTER))
+        log_text = text("log")
+        check("the Logs page shows the daemon's recent log", "config written from the web page" in log_text
+              and "web interface on http://" in log_text, log_text[-500:])
+        check("the log made no element", driver.execute_script("return document.querySelectorAll('#log *').length") == 0)
+        download = driver.execute_script("""
+            return fetch('/logs.txt', {credentials: 'same-origin'}).then(r => r.text().then(t =>
+                [r.status, r.headers.get('Content-Type'), r.headers.get('Content-Disposition'), t]));""")
+        check("Download logs is a text/plain attachment with the log",
+              download[0] == 200 and download[1] == "text/plain; charset=utf-8"
+              and download[2] == 'attachment; filename="cast-gateway-log.txt"' and "config written from the web page" in download[3],
+              str(download[:3]))
+        check("the download holds neither the password nor the config's secret",
+              password not in download[3] and "web-test-secret-7f3a" not in download[3])
+
+        # Use this device: the console's `use ID`; the gateway moves to the receiver found through mDNS.
+        driver.get(base + "/")
+        use = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "button[aria-label='Use this device: Web Test Bedroom']"), 10)
+        check("the discovered device has a Use this device button", bool(use) and use[0].text == "Use this device")
+        if use:
+            use[0].click()
+        check("the status shows the picked device", wait_for(lambda: text("device") == "Web Test Bedroom" and text("link") == "connected", 15)
+              is not None, f"{text('device')} / {text('link')}")
+        check("the picked device's row says In use", wait_for(
+            lambda: (device_row("Web Test Bedroom") or [""])[-1] == "In use", 5)
+            is not None)
+        check("the picked receiver has the gateway's connection", wait_for(
+            lambda: Path(args.sim2_log).exists() and "urn:x-cast:com.google.cast.tp.connection" in Path(args.sim2_log).read_text(), 5)
+            is not None)
+
+        # Every page: each control has a label or its own text, and none is left out of the Tab order.
+        for page_path in ("/", "/config", "/logs"):
+            driver.get(base + page_path)
+            unlabelled = driver.execute_script("""
+                var bad = [];
+                document.querySelectorAll('button, input:not([type=hidden]), textarea, select, a').forEach(function (e) {
+                  var named = (e.textContent || '').trim() !== '' || (e.labels && e.labels.length > 0) || e.getAttribute('aria-label');
+                  if (!named || e.tabIndex < 0) { bad.push(e.outerHTML.slice(0, 80)); }
+                });
+                return bad;""")
+            check(f"every control on {page_path} is labelled and reachable by keyboard", unlabelled == [], str(unlabelled))
 
         # Logging out ends the session.
         navigate(lambda: button("Log out").click())
@@ -238,6 +444,7 @@ def main() -> None:
         check("no Content-Security-Policy violation", violations == [], str(violations))
         gateway_log = Path(args.gateway_log).read_text(errors="replace")
         check("the password is not in the gateway's log", password not in gateway_log)
+        check("the config's secret is not in the gateway's log", "web-test-secret-7f3a" not in gateway_log)
     except (WebDriverException, AssertionError) as error:   # TimeoutException is a WebDriverException
         check("the browser session", False, getattr(error, "msg", None) or str(error))
     finally:

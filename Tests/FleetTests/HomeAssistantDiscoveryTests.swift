@@ -70,9 +70,9 @@ final class HomeAssistantDiscoveryTests: XCTestCase {
         withUpdates.updates = true
         let all = Dictionary(uniqueKeysWithValues: HomeAssistantDiscovery.messages(settings: settings, context: withUpdates, version: "1.2.0")
             .map { ($0.topic, $0.text) })
-        let active = "value_json.updateProgress and value_json.updateProgress.state in ['requested', 'downloading', 'verifying', 'installing']"
+        let active = "value_json.updateProgress is not none and value_json.updateProgress.state in ['requested', 'downloading', 'verifying', 'installing']"
         XCTAssertEqual(all["homeassistant/update/castgw_101/firmware/config"],
-                       #"{"unique_id":"castgw_101_firmware","name":"Firmware","state_topic":"castgw/101/state","value_template":"{{ {'installed_version': value_json.version, 'in_progress': (\#(active)) | bool, 'update_percentage': value_json.updateProgress.percent if \#(active) else none} | tojson }}","latest_version_topic":"castgw/all/update","latest_version_template":"{{ value_json.version }}","command_topic":"castgw/101/cmd","payload_install":"update latest","title":"cast-gateway","device_class":"firmware","entity_category":"config","qos":1,\#(gatewayOnly),\#(device)}"#)
+                       #"{"unique_id":"castgw_101_firmware","name":"Firmware","state_topic":"castgw/101/state","value_template":"{{ {'installed_version': value_json.version, 'in_progress': \#(active), 'update_percentage': value_json.updateProgress.percent if \#(active) else none} | tojson }}","latest_version_topic":"castgw/all/update","latest_version_template":"{{ value_json.version }}","command_topic":"castgw/101/cmd","payload_install":"update latest","title":"cast-gateway","device_class":"firmware","entity_category":"config","qos":1,\#(gatewayOnly),\#(device)}"#)
         XCTAssertNil(messages()["homeassistant/update/castgw_101/firmware/config"], "no entity on a box without A/B updates")
     }
 

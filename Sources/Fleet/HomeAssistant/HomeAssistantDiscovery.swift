@@ -163,11 +163,11 @@ public enum HomeAssistantDiscovery {
             // fleet's announcement; Install sends `update latest`. in_progress
             // and update_percentage are read by Home Assistant 2024.11 and later
             // (2024.3 ignores them).
-            let active = "value_json.updateProgress and value_json.updateProgress.state in ['requested', 'downloading', 'verifying', 'installing']"
+            let active = "value_json.updateProgress is not none and value_json.updateProgress.state in ['requested', 'downloading', 'verifying', 'installing']"
             messages.append(entity("update", "firmware", needs: .gateway, [
                 ("name", "Firmware"),
                 ("state_topic", state),
-                ("value_template", .string("{{ {'installed_version': value_json.version, 'in_progress': (\(active)) | bool, "
+                ("value_template", .string("{{ {'installed_version': value_json.version, 'in_progress': \(active), "
                     + "'update_percentage': value_json.updateProgress.percent if \(active) else none} | tojson }}")),
                 ("latest_version_topic", .string(topics.updateOffer)),
                 ("latest_version_template", "{{ value_json.version }}"),

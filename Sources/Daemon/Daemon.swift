@@ -55,7 +55,7 @@ public final class Daemon: Sendable {
     /// Where commit-slot writes what happened to the last A/B update; nil: not read.
     private let updateReportPath: String?
     /// commit-slot's report on an A/B image (deploy/rauc/commit-slot).
-    public static let updateReportPath = "/var/lib/cast-gateway/update/report"
+    public static let updateReportPath = UpdateSettings.defaultReport
 
     public init(path: String, settings: DaemonSettings, boardOverride: String? = nil, logLevelOverride: LogLevel? = nil,
                 connector: @escaping CastClient.Connector, authenticator: @escaping Gateway.AuthenticatorFactory = { _ in nil },

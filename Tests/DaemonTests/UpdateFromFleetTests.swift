@@ -119,20 +119,27 @@ final class UpdateFromFleetTests: XCTestCase {
         var state = await daemon.gateway.state
         XCTAssertEqual(state.updateProgress, UpdateProgress(phase: .requested))
 
-        // While one runs, another is refused and the request stays as it was.
-        let again = await interpreter.execute(try GatewayCommand(parsing: "update https://h.example/c.raucb"))
-        XCTAssertFalse(again.succeededEntirely)
-        XCTAssertEqual(again.textLines, ["error: an update is already under way (update requested; waiting for the installer); wait for it to end"])
-        XCTAssertTrue(try String(contentsOfFile: directory + "/update-request", encoding: .utf8).contains("b.raucb"))
+        // Not taken yet (no helper ran): a new request replaces it.
+        let replaced = await interpreter.execute(try GatewayCommand(parsing: "update https://h.example/b2.raucb"))
+        XCTAssertTrue(replaced.succeededEntirely, "\(replaced.textLines)")
+        XCTAssertEqual(try String(contentsOfFile: directory + "/update-request", encoding: .utf8), "url=https://h.example/b2.raucb\n")
 
         // The helper's progress, replaced by rename as install-request does.
         func helperWrites(_ text: String) throws {
             try text.write(toFile: directory + "/progress/progress.tmp", atomically: false, encoding: .utf8)
             XCTAssertEqual(rename(directory + "/progress/progress.tmp", directory + "/progress/progress"), 0)
         }
+        try FileManager.default.removeItem(atPath: directory + "/update-request")   // the helper took it
         try helperWrites("state=downloading\npercent=40\nversion=2.1\n")
         let downloading = await eventually { await daemon.gateway.state.updateProgress?.percent == 40 }
         XCTAssertTrue(downloading, "the progress file's change reached the state")
+        // While one runs, another is refused and nothing is written.
+        let again = await interpreter.execute(try GatewayCommand(parsing: "update https://h.example/c.raucb"))
+        XCTAssertFalse(again.succeededEntirely)
+        XCTAssertEqual(again.textLines, ["error: an update is already under way (downloading 2.1: 40%); wait for it to end"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory + "/update-request"))
+        let unchanged = await daemon.gateway.state
+        XCTAssertEqual(unchanged.updateProgress?.percent, 40, "the state is as it was")
         let status = await interpreter.run("status")
         XCTAssertTrue(status.contains("  updating: downloading 2.1: 40%"), "\(status)")
         let shown = await interpreter.run("update")
@@ -144,7 +151,6 @@ final class UpdateFromFleetTests: XCTestCase {
         state = await daemon.gateway.state
         XCTAssertEqual(state.updateProgress?.problem, "the update 2.1 failed: the download's SHA-256 is 00, not ab")
         // After a failure a new request is taken.
-        try FileManager.default.removeItem(atPath: directory + "/update-request")
         let retry = await interpreter.execute(try GatewayCommand(parsing: "update http://h.example/c.raucb"))
         XCTAssertTrue(retry.succeededEntirely, "\(retry.textLines)")
         XCTAssertEqual(try String(contentsOfFile: directory + "/update-request", encoding: .utf8), "url=http://h.example/c.raucb\n")
@@ -204,5 +210,20 @@ final class UpdateFromFleetTests: XCTestCase {
         }
         try "[update]\n".write(toFile: config, atomically: true, encoding: .utf8)
         XCTAssertEqual(try DaemonSettings.load(path: config).update, UpdateSettings())
+    }
+
+    /// The version the daemon reports: the image's (or last bundle's) release file, not the binary's base version.
+    func testTheInstalledReleaseNamesTheBuild() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var settings = UpdateSettings()
+        settings.release = directory + "/release"
+        XCTAssertNil(settings.installedRelease(), "no file: the binary's version is used")
+        try "VERSION=0.1.0+git12.ab12cd3\n".write(toFile: settings.release, atomically: true, encoding: .utf8)
+        XCTAssertEqual(settings.installedRelease(), "0.1.0+git12.ab12cd3")
+        try "NAME=x\nVERSION=\"2.1\"\n".write(toFile: settings.release, atomically: true, encoding: .utf8)
+        XCTAssertEqual(settings.installedRelease(), "2.1")
+        try "VERSION=2.1 \u{1B}[2J\n".write(toFile: settings.release, atomically: true, encoding: .utf8)
+        XCTAssertNil(settings.installedRelease(), "not a version: not shown")
     }
 }

@@ -1,4 +1,5 @@
 import Configuration
+import GatewayModel
 import SystemSupport
 
 /// `[update]`: A/B updates asked for from the fleet (`update URL [SHA256]`,
@@ -19,6 +20,8 @@ public struct UpdateSettings: SettingsSection {
     public static let raucConfig = "/etc/rauc/system.conf"
     public static let defaultRequest = "/var/lib/cast-gateway/update-request"
     public static let defaultProgress = "/run/cast-gateway-update/progress"
+    public static let defaultRelease = "/etc/cast-gateway/release"
+    public static let defaultReport = "/var/lib/cast-gateway/update/report"
 
     /// `from-fleet = auto | yes | no`.
     public var mode = Mode.auto
@@ -26,6 +29,11 @@ public struct UpdateSettings: SettingsSection {
     public var request = UpdateSettings.defaultRequest
     /// Where the root helper writes its progress (a root-owned directory the gateway reads).
     public var progress = UpdateSettings.defaultProgress
+    /// The installed release (`VERSION=` from deploy/image, carried by each
+    /// bundle): the version the gateway reports, when the file exists.
+    public var release = UpdateSettings.defaultRelease
+    /// commit-slot's report of the last update (deploy/rauc/commit-slot).
+    public var report = UpdateSettings.defaultReport
 
     public init(mode: Mode = .auto, request: String = UpdateSettings.defaultRequest,
                 progress: String = UpdateSettings.defaultProgress) {
@@ -46,6 +54,24 @@ public struct UpdateSettings: SettingsSection {
         let absolute: (String) -> String? = { $0.hasPrefix("/") && !$0.hasSuffix("/") ? $0 : nil }
         request = try section.value("request", expected: "an absolute file path", absolute) ?? UpdateSettings.defaultRequest
         progress = try section.value("progress", expected: "an absolute file path", absolute) ?? UpdateSettings.defaultProgress
+        release = try section.value("release", expected: "an absolute file path", absolute) ?? UpdateSettings.defaultRelease
+        report = try section.value("report", expected: "an absolute file path", absolute) ?? UpdateSettings.defaultReport
+    }
+
+    /// The release the image or the last bundle installed (`VERSION=...` in
+    /// `release`); nil without the file (a box installed from the package).
+    /// The binary only knows its base version; this one names the build
+    /// (`0.1.0+git12.ab12cd3`), the one bundles and rollouts compare.
+    public func installedRelease() -> String? {
+        guard let text = try? FileSystem.readRegularFile(release, limit: 4096) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("VERSION=") {
+            var value = line.dropFirst("VERSION=".count)
+            if value.count >= 2, let first = value.first, first == value.last, first == "\"" || first == "'" { value = value.dropFirst().dropLast() }
+            guard !value.isEmpty, value.count <= UpdateReport.maximumVersionLength,
+                  value.allSatisfy({ $0.isASCII && $0 > " " && $0 != "\u{7F}" }) else { return nil }
+            return String(value)
+        }
+        return nil
     }
 
     /// Whether this box takes updates from the fleet (checked when asked: an image's RAUC config does not come and go).

@@ -26,9 +26,13 @@ public final class Updater: UpdateControl {
             let why = settings.mode == .off ? "[update] from-fleet = no" : "no \(UpdateSettings.raucConfig): not an A/B image"
             throw GatewayError(.unavailable, "this box has no A/B updates (\(why)); update it over ssh with deploy/install")
         }
-        if let progress = await gateway.state.updateProgress, progress.isActive {
-            throw GatewayError(.unavailable, "an update is already under way (\(progress.summary)); wait for it to end")
+        let before = await gateway.state.updateProgress
+        // Requested but not taken yet (no helper ran): a new request replaces it.
+        if let before, before.isActive, before.phase != .requested {
+            throw GatewayError(.unavailable, "an update is already under way (\(before.summary)); wait for it to end")
         }
+        // Shown before the file exists: whatever the helper then writes comes after it.
+        await gateway.setUpdateProgress(UpdateProgress(phase: .requested, version: request.version))
         let path = settings.request
         let bytes = Array(request.fileText.utf8)
         // fsync on an SD card can take a while: not on the cooperative pool.
@@ -43,12 +47,12 @@ public final class Updater: UpdateControl {
             }
         }
         if let failure {
+            await gateway.setUpdateProgress(before)
             logger.error("the update request was not written: \(failure)")
             throw GatewayError(.unavailable, "cannot write the update request \(path): \(failure) (is the state directory writable?)")
         }
         let what = request.version.map { "\($0) " } ?? ""
         logger.notice("update \(what)from \(request.shownURL) requested (\(path))")
-        await gateway.setUpdateProgress(UpdateProgress(phase: .requested, version: request.version))
         return ["ok: update \(what)from \(request.shownURL) requested; the box installs it and reboots ('update' shows how it goes)"]
     }
 }

@@ -19,7 +19,8 @@
 # Cases: all three rooms updated (canary, then a batch of two) and the
 # announcement published retained; a canary whose download fails stops the
 # rollout before the others get a request; a batch member that falls back
-# (U-Boot went back) stops it with the canary updated; usage errors.
+# (U-Boot went back) stops it with the canary updated; usage errors; and
+# the ssh mode's waves against fake boxes (an ssh that answers from files).
 # Last line: `rollout: N passed, M failed`. Needs mosquitto,
 # mosquitto-clients, jq, python3 and a built cast-gateway (swift build, or
 # ROLLOUT_BIN=DIR).
@@ -271,7 +272,73 @@ case_usage() {
     said "wave 1 (canaries): h1 h2" && said "wave 2 (batch 1): h3 h4 h5" && said "wave 3 (batch 2): h6"
 }
 
+# --- over ssh: deploy/install --bundle per box, against fake boxes -----------
+# An `ssh` first on PATH answers deploy/install's commands from a directory
+# per host, as Tests/deploy/install-bundle.sh's fake box does (that test
+# covers deploy/install itself; this one the waves around it).
+mkdir -p "$WORK/ssh-bin"
+cat > "$WORK/ssh-bin/ssh" <<'SSH'
+#!/bin/bash
+host=""
+for argument in "$@"; do case $argument in *@*) host=${argument#*@}; break ;; esac; done
+box=${FAKE_BOXES:?}/$host
+[ -d "$box" ] || { echo "ssh: connect to host $host: Name or service not known" >&2; exit 255; }
+echo "$*" >> "$box/calls"
+command=${*: -1}
+case $command in
+    *"/etc/rauc/system.conf ]"*) echo "$(cat "$box/boot_id") cast-gateway-qemu-arm64 1.0" ;;
+    *"cat > /data/"*) cat > "$box/bundle" ;;
+    *"rauc info"*) echo "RAUC_MF_VERSION='2.0'" ;;
+    *"rauc install"*) echo "100% Installing done." ;;
+    *"systemctl reboot"*)
+        echo "$RANDOM-after" > "$box/boot_id"
+        case $(cat "$box/case") in
+            good) printf 'state=updated\nversion=2.0\nrunning=2.0\nprevious=1.0\ntime=now\n' > "$box/report" ;;
+            falls-back) printf 'state=failed\nversion=2.0\nrunning=1.0\ntime=now\n' > "$box/report" ;;
+        esac
+        exit 255 ;;
+    *boot_id*) cat "$box/boot_id" ;;
+    *"/var/lib/cast-gateway/update/report"*) cat "$box/report" 2>/dev/null || true ;;
+    *"/proc/cmdline"*) echo B ;;
+    *) echo "fake ssh: unexpected command: $command" >&2; exit 99 ;;
+esac
+SSH
+chmod +x "$WORK/ssh-bin/ssh"
+ssh_boxes() {  # ssh_boxes CASE...: fake boxes h1, h2, ... with these outcomes
+    local i=0 outcome
+    rm -rf "$WORK/boxes"
+    for outcome in "$@"; do
+        i=$((i + 1))
+        mkdir -p "$WORK/boxes/h$i"
+        echo "$outcome" > "$WORK/boxes/h$i/case"
+        echo before > "$WORK/boxes/h$i/boot_id"
+    done
+}
+ssh_rollout() {
+    local rc=0
+    FAKE_BOXES=$WORK/boxes PATH=$WORK/ssh-bin:$PATH CAST_GATEWAY_INSTALL_POLL=0.2 \
+        "$REPO/deploy/rollout" --bundle "$WORK/bundle.raucb" --timeout 30 "$@" > "$WORK/rollout.out" 2>&1 || rc=$?
+    log "deploy/rollout $* (exit $rc):"
+    sed 's/^/  | /' "$WORK/rollout.out" >> "$WORK/case.log"
+    return "$rc"
+}
+installed_on() { cmp -s "$WORK/bundle.raucb" "$WORK/boxes/$1/bundle" || { log "$1 did not get the bundle"; return 1; }; }
+untouched() { [ ! -e "$WORK/boxes/$1/calls" ] || { log "$1 was contacted"; return 1; }; }
+case_ssh() {
+    ssh_boxes good good good good
+    expect "four boxes, canary 1, batches of 2: all updated" ssh_rollout --canary 1 --batch 2 --no-host-key-check h1 h2 h3 h4 || return 1
+    said "wave 3 (batch 2): h4" && said "rollout: all 4 updated" || return 1
+    installed_on h1 && installed_on h4 || return 1
+    expect "ssh options reach deploy/install's ssh" grep -q "StrictHostKeyChecking=no" "$WORK/boxes/h1/calls" || return 1
+    ssh_boxes good good falls-back good
+    if ssh_rollout --canary 1 --batch 2 h1 h2 h3 h4; then log "went on after a box fell back"; return 1; fi
+    said "install: root@h3: the update to 2.0 failed: U-Boot went back" || return 1
+    said "stopped after wave 2 (batch 1): failed: h3; updated: h1 h2; not touched: 1" || return 1
+    untouched h4
+}
+
 run_case "usage errors, and the waves of a dry run" case_usage
+run_case "over ssh (deploy/install --bundle, fake boxes): waves, and a box that falls back stops it" case_ssh
 run_case "canary, then a batch of two: every room updated and committed, the update announced" case_all_updated
 run_case "a canary whose download fails stops the rollout; no other room is asked" case_failing_canary
 run_case "a batch member that falls back stops the rollout; the canary stays updated" case_batch_falls_back

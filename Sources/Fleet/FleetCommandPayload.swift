@@ -1,4 +1,6 @@
+#if canImport(GatewayModel)
 import GatewayModel
+#endif
 #if canImport(JSON)
 import JSON
 #endif

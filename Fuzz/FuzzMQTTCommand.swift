@@ -1,7 +1,8 @@
 // libFuzzer entry for what anyone who may publish to a room's cmd topic can
-// send: the MQTT command payload parser, its redaction and the reply it
-// builds. Built with the JSON module's sources and
-// Sources/Fleet/FleetCommandPayload.swift by Fuzz/run.sh; any crash, hang or
+// send: the MQTT command payload parser, its redaction, the reply it builds,
+// and the update request file a line may become. Built with the JSON
+// module's sources, Sources/Fleet/FleetCommandPayload.swift and
+// GatewayModel's UpdateRequest and UpdateReport by Fuzz/run.sh; any crash, hang or
 // sanitizer report is a bug.
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -15,6 +16,16 @@ public func fuzzMQTTCommand(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 
             fatalError("accepted an unsafe command line: \(request.line.debugDescription)")
         }
         _ = FleetCommandPayload.redacted(request.line)
+        // An update request that validates can put nothing but its own lines
+        // into the request file the root helper reads.
+        let words = request.line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        if words.count >= 2, let update = try? UpdateRequest(url: words[1], sha256: words.count > 2 ? words[2] : nil) {
+            let lines = update.fileText.split(separator: "\n", omittingEmptySubsequences: false)
+            guard lines.count == (update.sha256 == nil ? 2 : 3), lines[0].lowercased().hasPrefix("url=http"), lines.last == "",
+                  !update.fileText.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\n") || $0.value >= 0x7F || $0 == " " }) else {
+                fatalError("an update request file with more than its lines: \(update.fileText.debugDescription)")
+            }
+        }
         let reply = FleetCommandPayload.reply(id: request.id, ok: true, lines: [request.line])
         guard (try? JSONValue(parsing: reply)) != nil else { fatalError("reply is not JSON") }
     case .failure(let error):

@@ -22,6 +22,7 @@ cp "$REPO"/Fuzz/corpus/mqtt-command/* "$OUT/corpus/"
 # gold warns once per ASan helper symbol ("Cannot export local symbol"); harmless.
 swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name FleetCommandFuzz \
     "$REPO"/Sources/JSON/*.swift "$REPO/Sources/Fleet/FleetCommandPayload.swift" \
+    "$REPO/Sources/GatewayModel/UpdateRequest.swift" "$REPO/Sources/GatewayModel/UpdateReport.swift" \
     "$REPO/Fuzz/FuzzMQTTCommand.swift" -o "$OUT/fuzz-mqtt-command" \
     2> >(grep -v "Cannot export local symbol" >&2)
 

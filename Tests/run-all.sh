@@ -7,7 +7,8 @@
 #      link, and a misbehaving receiver (Tests/faults);
 #   4. Home Assistant 2024.3 from PyPI reading the gateway's MQTT discovery
 #      on a real mosquitto (Tests/homeassistant), then the web interface in
-#      headless Chromium (Tests/web, with the same venv's Selenium);
+#      headless Chromium (Tests/web, with the same venv's Selenium); deploy/rollout
+#      over MQTT against real gateways (Tests/deploy/rollout.sh);
 #   5. the virtual board: real kernel IR, CEC and GPIO devices in qemu (Tests/board);
 #   6. deployment: packages installed in clean chroots, lintian, the unit's
 #      security score, shellcheck, flashing on loop devices (Tests/deploy/run.sh);
@@ -119,6 +120,9 @@ stage "fault matrix" faults bash "$REPO/Tests/faults/run.sh"
 # makes of the discovery, commands from HA, availability, the device page in
 # headless Chromium (Tests/homeassistant).
 stage "home assistant" homeassistant bash "$REPO/Tests/homeassistant/run.sh"
+# deploy/rollout over MQTT: a real mosquitto and three real gateways on
+# 127.0.0.1, the boxes' root side played at the request file (Tests/deploy/rollout.sh).
+stage "rollout" rollout bash "$REPO/Tests/deploy/rollout.sh"
 # The web interface in headless Chromium (Selenium from the venv the Home
 # Assistant stage builds): login, CSRF, lockout, every control reaching the
 # simulator, the live update, a hostile title, the config editor, the kiosk,

@@ -39,6 +39,7 @@ PACKAGES=(
     gcc                   # the virtual board's test GPIO module
     iproute2              # the fault matrix: network namespaces, veth, tc
     ir-keytable           # IR keymaps on the virtual board
+    jq                    # deploy/rollout reads the gateways' MQTT state (Tests/deploy/rollout.sh)
     kmod                  # depmod for the virtual board
     libavahi-client-dev   # Discovery
     libcec-dev            # RemoteInput (CEC)

@@ -28,7 +28,18 @@ public enum GatewayCommand: Sendable, Equatable {
     /// Front-desk reset of the kiosk (stop the guest's app, forget typed credentials, volume, loop from item 1).
     case checkout
     case playlist(PlaylistRequest)
+    /// A/B updates: show how they stand, or install a bundle.
+    case update(UpdateCommand)
     case quit
+
+    /// `update`, `update latest`, `update URL [SHA256]`.
+    public enum UpdateCommand: Sendable, Equatable {
+        /// The installed version, an update under way, the last one's outcome, the fleet's offer.
+        case show
+        /// The bundle the fleet announces (`<prefix>/all/update`): Home Assistant's Install.
+        case latest
+        case install(UpdateRequest)
+    }
 
     /// `playlist`, `playlist reload`, ...: the kiosk loop.
     public enum PlaylistRequest: Sendable, Equatable {
@@ -78,6 +89,9 @@ public enum GatewayCommand: Sendable, Equatable {
         playlist play N        play item N of the playlist now
         tv on | standby | input N   HDMI-CEC: wake the TV, put it in standby, show HDMI input N
         checkout               front desk: stop the guest's app, clear typed creds, reset volume, loop from item 1
+        update                 the installed version and how the last A/B update went
+        update URL [SHA256]    install the signed bundle at this http(s) URL (A/B images), then reboot into it
+        update latest          install the bundle the fleet announces
         """
 
     /// Whether the command only shows something (allowed on a status-only console).
@@ -85,6 +99,7 @@ public enum GatewayCommand: Sendable, Equatable {
         switch self {
         case .help, .status, .version, .devices, .keys, .json, .quit: true
         case .playlist(.show): true  // the kiosk's item and position; the other playlist commands change it
+        case .update(.show): true
         default: false
         }
     }
@@ -104,7 +119,7 @@ public enum GatewayCommand: Sendable, Equatable {
             case .start, .next, .previous, .play: true
             case .show, .reload, .stop: false
             }
-        case .help, .status, .version, .devices, .use, .keys, .json, .credentials, .logLevel, .quit: false
+        case .help, .status, .version, .devices, .use, .keys, .json, .credentials, .logLevel, .update, .quit: false
         }
     }
 
@@ -217,11 +232,30 @@ public enum GatewayCommand: Sendable, Equatable {
                 self = .playlist(.play(item))
             default: throw UsageError("usage: playlist [reload | start | stop | next | prev | play N]")
             }
+        case "update":
+            self = .update(try GatewayCommand.parseUpdate(arguments))
         case "json":
             guard arguments.count == 1, ["on", "off"].contains(arguments[0]) else { throw UsageError("usage: json on|off") }
             self = .json(arguments[0] == "on")
         default:
             throw UsageError("unknown command '\(name)' (try 'help')")
+        }
+    }
+
+    static let updateUsage = "usage: update | update latest | update http(s)://HOST/BUNDLE.raucb [SHA256]"
+
+    /// `update`'s arguments: none, `latest`, or a URL and an optional SHA-256.
+    static func parseUpdate(_ arguments: [String]) throws(UsageError) -> UpdateCommand {
+        switch arguments.count {
+        case 0: return .show
+        case 1 where arguments[0].lowercased() == "latest": return .latest
+        case 1, 2:
+            do {
+                return .install(try UpdateRequest(url: arguments[0], sha256: arguments.count == 2 ? arguments[1] : nil))
+            } catch {
+                throw UsageError("update refused: \(error); \(updateUsage)")
+            }
+        default: throw UsageError(updateUsage)
         }
     }
 

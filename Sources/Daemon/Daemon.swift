@@ -46,6 +46,8 @@ public final class Daemon: Sendable {
     private let logger = Logger(label: "main")
     /// The kiosk player that runs now (`checkout`, `playlist ...`, play keys for `start = key`).
     public let kiosk = KioskHandle()
+    /// Hands `update URL` and Home Assistant's Install to the root side.
+    public let updater: Updater
     private let mediaLocator: any MediaLocator
     /// The `[media]` server that runs now, for local paths.
     private let mediaServer = CurrentMediaServer()
@@ -53,7 +55,7 @@ public final class Daemon: Sendable {
     /// Where commit-slot writes what happened to the last A/B update; nil: not read.
     private let updateReportPath: String?
     /// commit-slot's report on an A/B image (deploy/rauc/commit-slot).
-    public static let updateReportPath = "/var/lib/cast-gateway/update/report"
+    public static let updateReportPath = UpdateSettings.defaultReport
 
     public init(path: String, settings: DaemonSettings, boardOverride: String? = nil, logLevelOverride: LogLevel? = nil,
                 connector: @escaping CastClient.Connector, authenticator: @escaping Gateway.AuthenticatorFactory = { _ in nil },
@@ -75,6 +77,8 @@ public final class Daemon: Sendable {
                           authenticator: authenticator, mediaLocator: locator)
         inputs = InputEvent.makeStream()
         let gateway = self.gateway
+        let current = self.settings
+        updater = Updater(settings: { current.current.update }, gateway: gateway)
         // A remote key has no one to answer: its failure is logged here, once (and shown in the state).
         let keyLogger = Logger(label: "remote")
         let scheduler = ActionScheduler(timeSource: timeSource, unanswered: { action, error in
@@ -95,7 +99,7 @@ public final class Daemon: Sendable {
     public func interpreter(for context: GatewayCommand.Context = .console) -> CommandInterpreter {
         let remote = self.remote
         return CommandInterpreter(gateway: gateway, version: version, keys: remote, recentKeys: { remote.recentKeys }, kiosk: kiosk,
-                                  scheduler: scheduler, context: context)
+                                  scheduler: scheduler, context: context, updater: updater)
     }
 
     /// Loads the libraries of the parts the settings turn on whose first use
@@ -173,7 +177,8 @@ public final class Daemon: Sendable {
                         FleetService(settings: fleet, handler: FleetCommands(interpreter: interpreter), states: { gateway.states() },
                                      extras: FleetStatusExtras(version: version, startedAt: startedAt), timeSource: timeSource,
                                      onStatusChange: { status in report(status.problem.map { "mqtt: \($0)" }) },
-                                     context: part.context, keys: { keyPresses.subscribe() })
+                                     context: part.context, keys: { keyPresses.subscribe() },
+                                     onUpdateOffer: { offer in await gateway.setUpdateOffer(offer) })
                     }
                 }
             },
@@ -191,6 +196,9 @@ public final class Daemon: Sendable {
                     WebInterfaceService(settings: web, presets: { settings.subscribe().mapped(WebPart.presets) }, config: configFile,
                                         inputs: webInputs, hostName: FleetSettings.hostname(), announce: WebPart.announce, states: { gateway.states() }, timeSource: timeSource, perform: WebPart.perform(interpreter))
                 }
+            },
+            ReconfigurableService(name: "update", settings: settings, part: \.update) { update in
+                update.isEnabled ? UpdateProgressService(path: update.progress, gateway: gateway) : nil
             },
             StatusReporterService(gateway: gateway, notifier: notifier, pushes: pushes),
             ReloadService(daemon: self, signals: reloadSignals),

@@ -43,6 +43,7 @@ public struct DaemonSettings: Sendable, Equatable {
     public var kiosk = KioskSettings()
     public var discovery = DiscoverySettings()
     public var web = WebSection()
+    public var update = UpdateSettings()
     /// The board profile in force, if any.
     public var board: BoardProfile.Facts?
     /// Which inputs the file itself asks for (its section or keymap is
@@ -59,7 +60,7 @@ public struct DaemonSettings: Sendable, Equatable {
         LogSettings.sectionName, DeviceSettings.sectionName, CastSettings.sectionName, PresetSettings.sectionName,
         LircSettings.sectionName, CecSettings.sectionName, EvdevSettings.sectionName, ConsoleSettings.sectionName,
         LEDSettings.sectionName, BoardChoice.sectionName, MQTTSection.sectionName, MediaSection.sectionName, KioskSettings.sectionName,
-        DiscoverySettings.sectionName, WebSection.sectionName,
+        DiscoverySettings.sectionName, WebSection.sectionName, UpdateSettings.sectionName,
     ] + KeymapSettings.sources.map(KeymapSettings.sectionName(for:))
 
     /// Parses `file` (with `board`'s defaults beneath it). `isProfile`: the
@@ -86,6 +87,7 @@ public struct DaemonSettings: Sendable, Equatable {
         kiosk = try merged.settings(KioskSettings.self)
         discovery = try merged.settings(DiscoverySettings.self)
         web = try merged.settings(WebSection.self)
+        update = try merged.settings(UpdateSettings.self)
         for source in KeymapSettings.sources {
             keymaps[source] = try KeymapSettings(source: source, file: merged)
         }

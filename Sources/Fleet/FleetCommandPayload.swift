@@ -1,3 +1,6 @@
+#if canImport(GatewayModel)
+import GatewayModel
+#endif
 #if canImport(JSON)
 import JSON
 #endif
@@ -86,8 +89,14 @@ public enum FleetCommandPayload {
         return word == "creds" || word == "credentials"
     }
 
-    /// The line as it may appear in logs and replies: a `creds` argument becomes `<redacted>`.
+    /// The line as it may appear in logs and replies: a `creds` argument
+    /// becomes `<redacted>`; an `update` URL loses its query and user info
+    /// (a signed download URL carries its token there).
     public static func redacted(_ line: String) -> String {
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        if words.first?.lowercased() == "update", words.count >= 2 {
+            return ([String(words[0]), UpdateRequest.shownURL(String(words[1]))] + words.dropFirst(2).map(String.init)).joined(separator: " ")
+        }
         guard isCredentialCommand(line) else { return line }
         let word = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) ?? "creds"
         return "\(word) <redacted>"

@@ -28,6 +28,8 @@ public final class FleetService: Service, Sendable {
     /// Seconds since the epoch, now (for `positionUpdatedAt`).
     let wallTime: @Sendable () -> Double
     let onStatusChange: (@Sendable (FleetStatus) -> Void)?
+    /// Told the bundle the fleet announces on `<prefix>/all/update` (nil: none, or not valid).
+    let onUpdateOffer: @Sendable (UpdateRequest?) async -> Void
     private let current = Mutex(FleetStatus())
 
     /// At most one state publish per interval; the newest state always goes out.
@@ -52,6 +54,7 @@ public final class FleetService: Service, Sendable {
                 context: HomeAssistantContext = HomeAssistantContext(),
                 keys: (@Sendable () -> AsyncStream<KeyPress>)? = nil,
                 wallTime: @escaping @Sendable () -> Double = FleetService.systemWallTime,
+                onUpdateOffer: @escaping @Sendable (UpdateRequest?) async -> Void = { _ in },
                 makeClient: @escaping @Sendable (FleetSettings) -> any MQTTClient = { MosquittoClient(settings: $0) }) {
         self.settings = settings
         self.handler = handler
@@ -63,6 +66,7 @@ public final class FleetService: Service, Sendable {
         self.context = context
         self.keys = keys
         self.wallTime = wallTime
+        self.onUpdateOffer = onUpdateOffer
     }
 
     /// The system's real-time clock, in seconds since the epoch.

@@ -49,6 +49,9 @@ final class FleetSession {
     private let queries: AsyncStream<Received>
     private let queryFeed: AsyncStream<Received>.Continuation
     private let replyOutlet: FleetReplyOutlet
+    /// The fleet's update announcements, newest only, handed on in order.
+    private let offers: AsyncStream<UpdateRequest?>
+    private let offerFeed: AsyncStream<UpdateRequest?>.Continuation
 
     private var connection = Connection.waiting
     private var attempts = 0
@@ -111,6 +114,7 @@ final class FleetSession {
         (queries, queryFeed) = AsyncStream.makeStream(of: Received.self,
                                                       bufferingPolicy: .bufferingOldest(FleetSession.commandQueueLimit))
         replyOutlet = FleetReplyOutlet(client: client, topic: topics.reply, failures: feed)
+        (offers, offerFeed) = AsyncStream.makeStream(of: UpdateRequest?.self, bufferingPolicy: .bufferingNewest(1))
         keyEvents = KeyEventCoalescer(eventTypes: service.context.eventTypes)
         shownPresets = HomeAssistantDiscovery.presetsShown(settings: service.settings, context: service.context)
         let settings = service.settings
@@ -151,6 +155,10 @@ final class FleetSession {
                     outlet.answer(received.request, with: await reply())
                 }
             }
+            let offers = self.offers, onUpdateOffer = service.onUpdateOffer
+            group.addTask {
+                for await offer in offers { await onUpdateOffer(offer) }
+            }
             startAttempt(in: &group)
             for await input in inputs {
                 handle(input, in: &group)
@@ -158,6 +166,7 @@ final class FleetSession {
             // Cancelled: say goodbye (a clean DISCONNECT suppresses the Last Will).
             commandFeed.finish()
             queryFeed.finish()
+            offerFeed.finish()
             // Held commands will not run: their senders hear so, before the DISCONNECT.
             if connection == .connected {
                 for waiting in held {
@@ -270,7 +279,7 @@ final class FleetSession {
         let settings = service.settings
         logger.notice("connected to \(settings.broker) as room \(settings.room) (client id \(settings.clientID)\(sessionPresent ? ", session resumed" : ""))")
         // Subscribed on every connection: the broker may have lost the session.
-        var filters = topics.commandTopics
+        var filters = topics.commandTopics + [topics.updateOffer]
         if settings.haDiscovery {
             filters.append(HomeAssistantDiscovery.statusTopic(settings))
             filters += configFilters.map { $0.joined(separator: "/") }
@@ -469,6 +478,17 @@ final class FleetSession {
         }
         if settings.haDiscovery, isConfigTopic(message.topic) {
             receivedConfig(message)
+            return
+        }
+        if message.topic == topics.updateOffer {
+            switch FleetUpdateOffer.parse(message.payload) {
+            case .success(let offer):
+                if let offer { logger.info("the fleet announces update \(offer.version ?? "?") at \(offer.shownURL)") }
+                offerFeed.yield(offer)
+            case .failure(let problem):
+                logger.warning("ignoring the update announcement on \(message.topic): \(problem.description)")
+                offerFeed.yield(nil)
+            }
             return
         }
         guard topics.commandTopics.contains(message.topic) else {

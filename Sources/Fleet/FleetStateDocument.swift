@@ -17,7 +17,8 @@ import JSON
 ///      "version":"1.4.0","uptime":3600,
 ///      "activity":"Playing","selection":"Big Buck Bunny","positionUpdatedAt":"2026-12-02T08:00:00Z",
 ///      "problem":null,"problems":[],"tvInput":"HDMI 2 (the Chromecast)",
-///      "update":{"state":"updated","version":"1.4.0","running":"1.4.0","previous":"1.3.2","time":"2026-12-01T03:00:00Z"}}
+///      "update":{"state":"updated","version":"1.4.0","running":"1.4.0","previous":"1.3.2","time":"2026-12-01T03:00:00Z"},
+///      "updateProgress":{"state":"downloading","percent":40,"version":"1.5.0","message":null,"time":"2026-12-02T08:00:00Z"}}
 ///
 /// The last members are for Home Assistant: `activity` is the player in
 /// words, `selection` the `Play` option playing (a preset's name, or a kiosk
@@ -26,7 +27,11 @@ import JSON
 /// (everything wrong now, and the last failed MQTT command for a while).
 ///
 /// `update` is null on a box without A/B updates or before its first one;
-/// a failed update is also one of the `problems`.
+/// a failed update is also one of the `problems`. `updateProgress` is how an
+/// update asked for from the fleet (`update URL`, Home Assistant's Install)
+/// is going since the box booted: `state` is requested, downloading,
+/// verifying, installing, installed or failed (also a problem); null when
+/// none was asked for.
 ///
 /// `services` holds the parts of the gateway that failed and are being
 /// restarted, while that lasts (`{}` when every part runs). `tv` is null
@@ -91,6 +96,8 @@ public enum FleetStateDocument {
             "tvInput": string(state.tv.flatMap { tv in tv.connected ? tv.activeSource.map(tv.inputText) : nil }),
             // What happened to the last A/B update (deploy/rauc/commit-slot's report).
             "update": state.update?.json ?? .null,
+            // An update from the fleet under way (deploy/rauc/install-request's progress).
+            "updateProgress": state.updateProgress?.json ?? .null,
         ]
     }
 
@@ -126,6 +133,7 @@ public enum FleetStateDocument {
         if let problem = state.configProblem { list.append(problem) }
         if let problem = state.kioskProblem { list.append(problem) }
         if let problem = state.update?.problem { list.append(problem) }
+        if let problem = state.updateProgress?.problem { list.append(problem) }
         for (source, problem) in state.inputProblems.sorted(by: { $0.key < $1.key }) { list.append("\(source): \(problem)") }
         for (_, failure) in state.serviceFailures.sorted(by: { $0.key < $1.key }) { list.append(failure) }
         if let failure = commandFailure { list.append(failure) }

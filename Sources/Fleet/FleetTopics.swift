@@ -8,6 +8,8 @@
 ///     <prefix>/<room>/reply          replies to commands
 ///     <prefix>/all/cmd               commands for every room
 ///     <prefix>/group/<name>/cmd      commands for a configured group
+///     <prefix>/all/update            retained: the bundle the fleet should run,
+///                                    {"version":"2.1","url":"https://...","sha256":"..."}
 public struct FleetTopics: Sendable, Equatable {
     public static let defaultPrefix = "castgw"
 
@@ -28,6 +30,8 @@ public struct FleetTopics: Sendable, Equatable {
     public var command: String { "\(prefix)/\(room)/cmd" }
     public var reply: String { "\(prefix)/\(room)/reply" }
     public var allCommand: String { "\(prefix)/all/cmd" }
+    /// The fleet's update announcement (retained; deploy/rollout publishes it).
+    public var updateOffer: String { "\(prefix)/all/update" }
     public func groupCommand(_ name: String) -> String { "\(prefix)/group/\(name)/cmd" }
 
     /// Every command topic this room subscribes to.

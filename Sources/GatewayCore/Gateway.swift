@@ -42,6 +42,8 @@ public actor Gateway {
     private var inputProblems: [String: String] = [:]
     private var configProblem: String?
     private var updateReport: UpdateReport?
+    private var updateProgress: UpdateProgress?
+    private var updateOffer: UpdateRequest?
     private var serviceProblems: [String: String] = [:]
     private var serviceFailures: [String: String] = [:]
     private var kioskProblem: String?
@@ -181,6 +183,20 @@ public actor Gateway {
     public func setUpdateReport(_ report: UpdateReport?) {
         guard updateReport != report else { return }
         updateReport = report
+        publish()
+    }
+
+    /// Shows (or with nil clears) how an update from the fleet is going.
+    public func setUpdateProgress(_ progress: UpdateProgress?) {
+        guard updateProgress != progress else { return }
+        updateProgress = progress
+        publish()
+    }
+
+    /// The bundle the fleet announces now (nil: none).
+    public func setUpdateOffer(_ offer: UpdateRequest?) {
+        guard updateOffer != offer else { return }
+        updateOffer = offer
         publish()
     }
 
@@ -474,6 +490,8 @@ public actor Gateway {
         state.inputProblems = inputProblems
         state.configProblem = configProblem
         state.update = updateReport
+        state.updateProgress = updateProgress
+        state.updateOffer = updateOffer
         state.serviceProblems = serviceProblems
         state.serviceFailures = serviceFailures
         state.kioskProblem = kioskProblem.map(shown)

@@ -105,6 +105,11 @@ public struct GatewayState: Sendable, Equatable {
     public var tv: TVStatus?
     /// What happened to the last A/B update (commit-slot's report); nil when there is none.
     public var update: UpdateReport?
+    /// How an update asked for from the fleet is going (the root helper's
+    /// progress file); nil when none was asked for since the box booted.
+    public var updateProgress: UpdateProgress?
+    /// The bundle the fleet announces (`<prefix>/all/update`): `update latest` installs it.
+    public var updateOffer: UpdateRequest?
 
     /// The longest title, name or message a snapshot carries (the core cuts longer ones).
     public static let maximumTextLength = 256

@@ -23,6 +23,8 @@ public struct CommandInterpreter: Sendable {
     public let recentKeys: @Sendable () -> [RecentKey]
     /// The kiosk player, when `[kiosk]` is configured (`checkout`, `playlist ...`).
     public let kiosk: (any KioskControl)?
+    /// Hands A/B updates to the root side; nil: this front end cannot update (one-shot tools).
+    public let updater: (any UpdateControl)?
     /// Where volume steps and relative seeks go, coalesced with the remote's;
     /// nil performs them at once (one-shot tools, tests of the gateway alone).
     public let scheduler: ActionScheduler?
@@ -32,12 +34,14 @@ public struct CommandInterpreter: Sendable {
 
     public init(gateway: Gateway, version: String, keys: (any InputHandler)? = nil,
                 recentKeys: @escaping @Sendable () -> [RecentKey] = { [] }, kiosk: (any KioskControl)? = nil,
-                scheduler: ActionScheduler? = nil, context: GatewayCommand.Context = .console) {
+                scheduler: ActionScheduler? = nil, context: GatewayCommand.Context = .console,
+                updater: (any UpdateControl)? = nil) {
         self.gateway = gateway
         self.version = version
         self.keys = keys
         self.recentKeys = recentKeys
         self.kiosk = kiosk
+        self.updater = updater
         self.scheduler = scheduler
         self.context = context
     }
@@ -156,6 +160,8 @@ public struct CommandInterpreter: Sendable {
             case .play(let item): reply = try await kiosk.play(item: item)
             }
             return CommandReply(reply)
+        case .update(let request):
+            return try await update(request)
         case .logLevel(let level):
             Logger.level = level
             return CommandReply(["ok: log level \(level.name)"])
@@ -171,6 +177,7 @@ public struct CommandInterpreter: Sendable {
         if let problem = state.configProblem { lines.append("  config: \(problem)") }
         if let problem = state.kioskProblem { lines.append("  kiosk: \(problem)") }
         if let update = state.update { lines.append("  update: \(update.summary)") }
+        if let progress = state.updateProgress { lines.append("  updating: \(progress.summary)") }
         if state.link == .connected {
             lines.append("  device authentication: \(state.authentication)" + (state.authenticationProblem.map { ": \($0)" } ?? ""))
         }
@@ -185,6 +192,32 @@ public struct CommandInterpreter: Sendable {
             lines.append("  subtitles: " + tracks.map { "\($0.id)=\($0.name)\($0.active ? " (on)" : "")" }.joined(separator: ", "))
         }
         return lines
+    }
+
+    private func update(_ command: GatewayCommand.UpdateCommand) async throws -> CommandReply {
+        let state = await gateway.state
+        switch command {
+        case .show:
+            var lines = ["installed: \(version)"]
+            if let progress = state.updateProgress { lines.append("now: \(progress.summary)") }
+            if let report = state.update { lines.append("last: \(report.summary)") }
+            if let offer = state.updateOffer { lines.append("announced: \(offer.version ?? "a bundle") at \(offer.shownURL)") }
+            if updater == nil { lines.append("(this front end cannot start updates)") }
+            return CommandReply(lines)
+        case .latest:
+            guard let offer = state.updateOffer else {
+                throw CommandError(.unavailable, "no update is announced to the fleet (the retained <prefix>/all/update topic is empty); use update URL [SHA256]")
+            }
+            if offer.version == version { return CommandReply(["ok: already on \(version); nothing to install"]) }
+            return CommandReply(try await requireUpdater().install(offer))
+        case .install(let request):
+            return CommandReply(try await requireUpdater().install(request))
+        }
+    }
+
+    private func requireUpdater() throws(GatewayError) -> any UpdateControl {
+        guard let updater else { throw GatewayError(.unavailable, "updates are not available here: run the command on the gateway's console, MQTT or web interface") }
+        return updater
     }
 
     private func requireKiosk() throws(GatewayError) -> any KioskControl {

@@ -20,10 +20,13 @@ func runDaemon(_ arguments: inout ArgumentReader) async throws -> Int32 {
         return ExitCode.config
     }
     for warning in settings.warnings { logger.warning(warning) }
+    // An A/B image names its build in /etc/cast-gateway/release: that is the
+    // version status, MQTT and Home Assistant show (and rollouts compare).
+    let version = settings.update.installedRelease() ?? gatewayVersion
     let daemon = Daemon(path: path, settings: settings, boardOverride: board, logLevelOverride: logLevel,
-                        connector: try makeTLSConnector(), authenticator: deviceAuthenticatorFactory, version: gatewayVersion,
-                        updateReportPath: Daemon.updateReportPath)
-    logger.notice("cast-gateway \(gatewayVersion) starting with \(path)\(settings.board.map { " (board \($0.name))" } ?? "")")
+                        connector: try makeTLSConnector(), authenticator: deviceAuthenticatorFactory, version: version,
+                        updateReportPath: settings.update.report)
+    logger.notice("cast-gateway \(version) starting with \(path)\(settings.board.map { " (board \($0.name))" } ?? "")")
     // Browses once the gateway needs it (a named target, 'devices', 'use',
     // next-device): a fixed host loads no avahi-client until then.
     let discovery = DeviceDiscovery(settings: settings.discovery, keeping: settings.keptDevices, onDemand: true)

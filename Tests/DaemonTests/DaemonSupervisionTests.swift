@@ -72,7 +72,7 @@ final class DaemonSupervisionTests: XCTestCase {
         }
         XCTAssertTrue(recovered, "\(reported.withLock { $0 }) runs: \(services.map { "\($0.name)=\($0.runs.withLock { $0 })" })")
         XCTAssertEqual(Set(names), ["leds", "session", "remote", "lirc", "evdev", "cec", "console", "mqtt", "media", "kiosk", "web",
-                                    "status", "reload", "notifier"])
+                                    "update", "status", "reload", "notifier"])
         let cleared = await eventually { await daemon.gateway.state.serviceFailures.keys.sorted() == ["remote"] }
         XCTAssertTrue(cleared)
         // Restarted, the session works: the gateway connects and casts.

@@ -1,5 +1,6 @@
 import CastProtocol
 import Fleet
+import GatewayModel
 import JSON
 import XCTest
 
@@ -48,7 +49,36 @@ final class FleetCommandPayloadTests: XCTestCase {
         XCTAssertFalse(FleetCommandPayload.isCredentialCommand("cast http://x/creds"))
         XCTAssertEqual(FleetCommandPayload.redacted("creds abc def"), "creds <redacted>")
         XCTAssertEqual(FleetCommandPayload.redacted("vol 30"), "vol 30")
+        // A download URL's token (query, user info) stays out of logs.
+        XCTAssertEqual(FleetCommandPayload.redacted("update https://u:pw@h/b.raucb?sig=abc 00ff"), "update https://h/b.raucb<...> 00ff")
+        XCTAssertEqual(FleetCommandPayload.redacted("update https://h/b.raucb"), "update https://h/b.raucb")
         XCTAssertEqual(String(decoding: FleetCommandPayload.reply(id: "a\"b", ok: false, lines: ["x", "y"]), as: UTF8.self),
                        #"{"id":"a\"b","ok":false,"lines":["x","y"]}"#)
+    }
+
+    /// The fleet's retained announcement on `<prefix>/all/update`.
+    func testTheUpdateAnnouncement() throws {
+        let sha = String(repeating: "0f", count: 32)
+        let offer = try FleetUpdateOffer.parse(Array(#"{"version":"2.1","url":"https://u.example/b.raucb","sha256":"\#(sha)"}"#.utf8)).get()
+        XCTAssertEqual(offer, try UpdateRequest(url: "https://u.example/b.raucb", sha256: sha, version: "2.1"))
+        XCTAssertEqual(String(decoding: FleetUpdateOffer.payload(try XCTUnwrap(offer)), as: UTF8.self),
+                       #"{"version":"2.1","url":"https://u.example/b.raucb","sha256":"\#(sha)"}"#)
+        XCTAssertEqual(try FleetUpdateOffer.parse(Array(#"{"version":"2.1","url":"http://u/b.raucb","sha256":null}"#.utf8)).get(),
+                       try UpdateRequest(url: "http://u/b.raucb", version: "2.1"))
+        XCTAssertNil(try FleetUpdateOffer.parse([]).get(), "an empty retained message withdraws it")
+        let refused: [(String, String)] = [
+            ("2.1", #"expected {"version": "...", "url": "...", "sha256": "..."}"#),
+            (#"{"url":"https://u/b"}"#, #"no "version" string"#),
+            (#"{"version":"2.1"}"#, #"no "url" string"#),
+            (#"{"version":"2.1","url":"file:///b"}"#, "the URL must start with http:// or https:// (not 'file:///b')"),
+            (#"{"version":"2.1","url":"https://u/b","sha256":7}"#, #""sha256" must be a string of 64 hex digits"#),
+            (#"{"version":"2 1","url":"https://u/b"}"#, "the version must be printable ASCII without spaces, at most 64 characters"),
+        ]
+        for (payload, reason) in refused {
+            switch FleetUpdateOffer.parse(Array(payload.utf8)) {
+            case .success(let offer): XCTFail("\(payload) accepted as \(String(describing: offer))")
+            case .failure(let problem): XCTAssertEqual(problem.description, reason, payload)
+            }
+        }
     }
 }

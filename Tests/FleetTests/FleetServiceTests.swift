@@ -17,6 +17,7 @@ final class FleetServiceTests: XCTestCase {
     private var task: Task<Void, any Error>?
     private var service: FleetService!
     private let statuses = Recorded<FleetStatus>()
+    private let offers = Recorded<UpdateRequest?>()
 
     private var keyFeed: AsyncStream<KeyPress>.Continuation!
 
@@ -36,6 +37,7 @@ final class FleetServiceTests: XCTestCase {
                                extras: FleetStatusExtras(version: "1.0", startedAt: clock.now, inputs: ["lirc"]),
                                timeSource: clock, onStatusChange: { [statuses] status in statuses.append(status) },
                                context: context, keys: { keys }, wallTime: { 1_796_198_400 },
+                               onUpdateOffer: { [offers] offer in offers.append(offer) },
                                makeClient: { _ in client })
         let service = self.service!
         task = Task { try await service.run() }
@@ -70,12 +72,29 @@ final class FleetServiceTests: XCTestCase {
         client.published(on: "castgw/r1/state").compactMap { try? JSONValue(parsing: $0.payload)["title"]?.stringValue }
     }
 
+    /// The fleet's retained announcement reaches the gateway; one that is not
+    /// valid withdraws the offer (never a half-checked URL), an empty one too.
+    func testTheFleetsUpdateAnnouncementIsHandedOn() async throws {
+        await start()
+        await connect()
+        let sha = String(repeating: "1f", count: 32)
+        client.emit(.message(MQTTMessage(topic: "castgw/all/update", text: #"{"version":"2.1","url":"https://u/b.raucb","sha256":"\#(sha)"}"#,
+                                         retain: true)))
+        let offered = try UpdateRequest(url: "https://u/b.raucb", sha256: sha, version: "2.1")
+        let first = await eventually { self.offers.all == [offered] }
+        XCTAssertTrue(first, "\(offers.all)")
+        client.emit(.message(MQTTMessage(topic: "castgw/all/update", text: #"{"version":"2.2","url":"file:///b.raucb"}"#, retain: true)))
+        let withdrawn = await eventually { self.offers.all == [offered, nil] }
+        XCTAssertTrue(withdrawn, "\(offers.all)")
+        XCTAssertTrue(handler.received.isEmpty, "an announcement is no command")
+    }
+
     func testOnConnectSubscribesAndAnnouncesOnlineAndDiscovery() async {
         await start()
         await connect()
         let announced = await eventually { !self.client.published(on: "castgw/r1/availability").isEmpty }
         XCTAssertTrue(announced)
-        XCTAssertEqual(client.subscriptions.first, ["castgw/r1/cmd", "castgw/all/cmd", "castgw/group/floor3/cmd", "homeassistant/status",
+        XCTAssertEqual(client.subscriptions.first, ["castgw/r1/cmd", "castgw/all/cmd", "castgw/group/floor3/cmd", "castgw/all/update", "homeassistant/status",
                                                     "homeassistant/+/castgw_r1/+/config"])
         let online = client.published(on: "castgw/r1/availability")
         XCTAssertEqual(online, [MQTTMessage(topic: "castgw/r1/availability", text: "online", qos: 1, retain: true)])

@@ -63,6 +63,19 @@ final class HomeAssistantDiscoveryTests: XCTestCase {
                        #"{"automation_type":"trigger","topic":"castgw/101/event","value_template":"{{ value_json.event_type if not value_json.held else '' }}","payload":"KEY_RED","type":"button_short_press","subtype":"KEY_RED",\#(device)}"#)
     }
 
+    /// HA's update.mqtt: installed_version from the room's state, latest_version
+    /// from the fleet's retained announcement, Install sends `update latest`.
+    func testTheUpdateEntityExactly() {
+        var withUpdates = context
+        withUpdates.updates = true
+        let all = Dictionary(uniqueKeysWithValues: HomeAssistantDiscovery.messages(settings: settings, context: withUpdates, version: "1.2.0")
+            .map { ($0.topic, $0.text) })
+        let active = "value_json.updateProgress is not none and value_json.updateProgress.state in ['requested', 'downloading', 'verifying', 'installing']"
+        XCTAssertEqual(all["homeassistant/update/castgw_101/firmware/config"],
+                       #"{"unique_id":"castgw_101_firmware","name":"Firmware","state_topic":"castgw/101/state","value_template":"{{ {'installed_version': value_json.version, 'in_progress': \#(active), 'update_percentage': value_json.updateProgress.percent if \#(active) else none} | tojson }}","latest_version_topic":"castgw/all/update","latest_version_template":"{{ value_json.version }}","command_topic":"castgw/101/cmd","payload_install":"update latest","title":"cast-gateway","device_class":"firmware","entity_category":"config","qos":1,\#(gatewayOnly),\#(device)}"#)
+        XCTAssertNil(messages()["homeassistant/update/castgw_101/firmware/config"], "no entity on a box without A/B updates")
+    }
+
     func testReceiverEntitiesExactly() {
         let all = messages()
         XCTAssertEqual(all["homeassistant/sensor/castgw_101/state/config"],
@@ -213,11 +226,12 @@ final class FleetStateDocumentTests: XCTestCase {
         tv.osdName = "TV"
         state.tv = tv
         state.update = UpdateReport(outcome: .failed, version: "1.5.0", running: "1.4.0", time: "2026-12-02T07:58:00Z")
+        state.updateProgress = UpdateProgress(phase: .downloading, percent: 40, version: "1.5.1", message: "from http://u/b.raucb")
         let extras = FleetStatusExtras(version: "1.4.0", startedAt: .seconds(40), inputs: ["cec", "lirc"])
         let context = FleetStateDocument.Context(wallTime: 1_796_198_400.7, presets: [.init(number: 4, name: "Big \"Buck\" Bunny", url: "http://x/b.mp4")],
                                                  commandFailure: "the command 'next' failed: nothing to skip to")
         let document = FleetStateDocument.render(state, extras: extras, now: .milliseconds(103_240), context: context)
-        XCTAssertEqual(document.serialized, #"{"link":"connected","device":{"name":"Living Room TV","id":"4f1c","address":"192.168.1.20:8009"},"app":"Default Media Receiver","appId":"CC1AD845","player":"PLAYING","title":"Big \"Buck\" Bunny","position":83.2,"duration":596,"volume":40,"muted":false,"error":null,"inputs":{"cec":"ok","lirc":"cannot connect to /run/lirc/lircd"},"services":{"kiosk":"kiosk failed: x; restarting"},"tv":{"power":"on","input":"2.0.0.0","hdmi":2,"chromecast":true,"vendor":"00e091","vendorName":"LG","name":"TV"},"version":"1.4.0","uptime":63,"activity":"Playing","selection":"Big \"Buck\" Bunny","positionUpdatedAt":"2026-12-02T08:00:00Z","problem":"the update to 1.5.0 failed; back on 1.4.0","problems":["the update to 1.5.0 failed; back on 1.4.0","lirc: cannot connect to /run/lirc/lircd","kiosk failed: x; restarting","the command 'next' failed: nothing to skip to"],"tvInput":"HDMI 2 (the Chromecast)","update":{"state":"failed","version":"1.5.0","running":"1.4.0","previous":null,"time":"2026-12-02T07:58:00Z"}}"#)
+        XCTAssertEqual(document.serialized, #"{"link":"connected","device":{"name":"Living Room TV","id":"4f1c","address":"192.168.1.20:8009"},"app":"Default Media Receiver","appId":"CC1AD845","player":"PLAYING","title":"Big \"Buck\" Bunny","position":83.2,"duration":596,"volume":40,"muted":false,"error":null,"inputs":{"cec":"ok","lirc":"cannot connect to /run/lirc/lircd"},"services":{"kiosk":"kiosk failed: x; restarting"},"tv":{"power":"on","input":"2.0.0.0","hdmi":2,"chromecast":true,"vendor":"00e091","vendorName":"LG","name":"TV"},"version":"1.4.0","uptime":63,"activity":"Playing","selection":"Big \"Buck\" Bunny","positionUpdatedAt":"2026-12-02T08:00:00Z","problem":"the update to 1.5.0 failed; back on 1.4.0","problems":["the update to 1.5.0 failed; back on 1.4.0","lirc: cannot connect to /run/lirc/lircd","kiosk failed: x; restarting","the command 'next' failed: nothing to skip to"],"tvInput":"HDMI 2 (the Chromecast)","update":{"state":"failed","version":"1.5.0","running":"1.4.0","previous":null,"time":"2026-12-02T07:58:00Z"},"updateProgress":{"state":"downloading","percent":40,"version":"1.5.1","message":"from http://u/b.raucb","time":null}}"#)
     }
 
     func testTheSelectionIsTheKiosksItemWhileItPlaysIt() {
@@ -250,6 +264,6 @@ final class FleetStateDocumentTests: XCTestCase {
         state.lastError = GatewayState.Problem(code: "device-unavailable", message: "no answer")
         state.volume = .nan
         let document = FleetStateDocument.render(state, extras: FleetStatusExtras(version: "1", startedAt: .seconds(5)), now: .seconds(1))
-        XCTAssertEqual(document.serialized, #"{"link":"no-device","device":{"name":"","id":null,"address":""},"app":null,"appId":null,"player":"NONE","title":null,"position":null,"duration":null,"volume":null,"muted":false,"error":{"code":"device-unavailable","message":"no answer"},"inputs":{},"services":{},"tv":null,"version":"1","uptime":0,"activity":"Not connected","selection":null,"positionUpdatedAt":null,"problem":"no receiver is set: set [device] host, name or id","problems":["no receiver is set: set [device] host, name or id"],"tvInput":null,"update":null}"#)
+        XCTAssertEqual(document.serialized, #"{"link":"no-device","device":{"name":"","id":null,"address":""},"app":null,"appId":null,"player":"NONE","title":null,"position":null,"duration":null,"volume":null,"muted":false,"error":{"code":"device-unavailable","message":"no answer"},"inputs":{},"services":{},"tv":null,"version":"1","uptime":0,"activity":"Not connected","selection":null,"positionUpdatedAt":null,"problem":"no receiver is set: set [device] host, name or id","problems":["no receiver is set: set [device] host, name or id"],"tvInput":null,"update":null,"updateProgress":null}"#)
     }
 }

@@ -25,10 +25,13 @@
 #
 # The host's kernel has no device-mapper, so installs here use plain
 # bundles (system.conf's bundle-formats=verity is changed to plain for the
-# test); the board installs verity bundles. Last line:
+# test); the board installs verity bundles. Updates from the fleet
+# (deploy/rauc/install-request): bundles served by python3's http.server on
+# 127.0.0.1; a wrong SHA-256, a 404 and a file:// request fail with nothing
+# written, a good request installs into B and writes its progress. Last line:
 # `bundle: N passed, M failed`. Needs root, rauc, squashfs-tools,
 # libubootenv-tool, dbus, libglib2.0-bin (gdbus), e2fsprogs, openssl,
-# util-linux.
+# util-linux, curl, python3.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 KEEP=0
@@ -41,7 +44,7 @@ esac
 [ "$(id -u)" -eq 0 ] || { echo "bundle-test: needs root (loop devices, mounts)" >&2; exit 1; }
 for tool in rauc:rauc mksquashfs:squashfs-tools fw_printenv:libubootenv-tool fw_setenv:libubootenv-tool \
     dbus-daemon:dbus gdbus:libglib2.0-bin mkfs.ext4:e2fsprogs debugfs:e2fsprogs openssl:openssl \
-    unshare:util-linux losetup:mount blockdev:util-linux; do
+    unshare:util-linux losetup:mount blockdev:util-linux curl:curl python3:python3; do
     command -v "${tool%%:*}" >/dev/null || { echo "bundle-test: ${tool%%:*} not installed: apt-get install ${tool#*:}" >&2; exit 1; }
 done
 # Into a private mount namespace (mounts made below vanish with it).
@@ -515,6 +518,95 @@ case_commit_fell_back() {
     expect "no restart" not_rebooted
 }
 
+# --- updates from the fleet (deploy/rauc/install-request) ---------------------
+# The gateway's request file, as the gateway writes it; a real HTTP server on
+# loopback (python3 http.server on 127.0.0.1, a free port) serves the
+# bundles; install-request downloads, checks and installs through the real
+# RAUC service, --no-reboot (the qemu test reboots for real).
+mkdir -p "$WORK/progress" "$WORK/download"
+mkfifo "$WORK/http.fifo"
+python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$WORK/bundles" > "$WORK/http.fifo" 2> "$WORK/http.log" &
+PIDS+=("$!")
+exec 7<> "$WORK/http.fifo"   # held open: the server's later output never meets a closed pipe
+# It prints its address once it listens: reading it is the wait.
+read -r -t 30 line <&7 || { cat "$WORK/http.log" >&2; echo "bundle-test: the HTTP server did not start" >&2; exit 1; }
+[[ $line =~ port\ ([0-9]+) ]] || { echo "bundle-test: unexpected HTTP server output: $line" >&2; exit 1; }
+HTTP=http://127.0.0.1:${BASH_REMATCH[1]}
+request() {  # request URL [SHA256 [VERSION]]: the gateway's request file
+    { echo "url=$1"; [ -z "${2:-}" ] || echo "sha256=$2"; [ -z "${3:-}" ] || echo "version=$3"; } > "$WORK/request"
+}
+fleet_install() {  # install-request with the test's paths; what it said in the case log
+    local rc=0
+    # In the /etc overlay, for install-request's `rauc info` (only now: other cases use --conf).
+    mkdir -p /etc/rauc
+    cp "$WORK/system.conf" /etc/rauc/system.conf
+    "$REPO/deploy/rauc/install-request" --request "$WORK/request" --progress "$WORK/progress/progress" \
+        --download "$WORK/download" --no-reboot > "$WORK/helper.out" 2>&1 || rc=$?
+    rm -f /etc/rauc/system.conf
+    log "install-request exit $rc:"
+    sed 's/^/  | /' "$WORK/helper.out" >> "$WORK/case.log"
+    log "progress file: $(xargs < "$WORK/progress/progress" 2>/dev/null)"
+    return "$rc"
+}
+progress_says() {  # progress_says KEY=VALUE...
+    local line
+    for line in "$@"; do
+        grep -qx -- "$line" "$WORK/progress/progress" || { log "the progress lacks '$line'"; return 1; }
+    done
+}
+progress_message() { grep -q -- "$1" <(sed -n 's/^message=//p' "$WORK/progress/progress") || { log "the progress message does not say '$1'"; return 1; }; }
+taken_and_cleaned() {
+    expect "the request was taken (runs once)" [ ! -e "$WORK/request" ] || return 1
+    expect "no download left behind" [ -z "$(ls -A "$WORK/download")" ]
+}
+case_fleet_wrong_sha() {
+    cp "$WORK/uboot.env.booted-a" "$WORK/uboot.env"
+    snapshot
+    request "$HTTP/good.raucb" "$(printf '%064d' 0)" 2.0
+    if fleet_install; then log "installed a bundle whose SHA-256 is not the one asked for"; return 1; fi
+    expect "the bundle was fetched over HTTP" grep -q '"GET /good.raucb' "$WORK/http.log" || return 1
+    progress_says state=failed version=2.0 || return 1
+    progress_message "SHA-256 is $(sha "$WORK/bundles/good.raucb"), not $(printf '%064d' 0)" || return 1
+    expect "slots and environment unchanged" unchanged || return 1
+    taken_and_cleaned
+}
+case_fleet_not_found() {
+    cp "$WORK/uboot.env.booted-a" "$WORK/uboot.env"
+    snapshot
+    request "$HTTP/no-such.raucb"
+    if fleet_install; then log "a missing bundle counted as installed"; return 1; fi
+    progress_says state=failed || return 1
+    progress_message "404" || return 1
+    expect "slots and environment unchanged" unchanged || return 1
+    taken_and_cleaned
+}
+case_fleet_bad_request() {
+    cp "$WORK/uboot.env.booted-a" "$WORK/uboot.env"
+    snapshot
+    request "file://$WORK/bundles/good.raucb"
+    if fleet_install; then log "a file:// request was acted on"; return 1; fi
+    progress_says state=failed || return 1
+    progress_message "the request has no http(s) URL" || return 1
+    expect "slots and environment unchanged" unchanged || return 1
+    taken_and_cleaned
+}
+case_fleet_good() {
+    cp "$WORK/uboot.env.booted-a" "$WORK/uboot.env"
+    snapshot
+    # No version in the request: install-request reads it from the bundle.
+    request "$HTTP/good.raucb" "$(sha "$WORK/bundles/good.raucb")"
+    expect "install-request succeeds" fleet_install || return 1
+    progress_says state=installed percent=100 version=2.0 || return 1
+    expect "it reported downloading, verifying and installing on the way" \
+        grep -q "progress: downloading" "$WORK/helper.out" || return 1
+    expect "... verifying" grep -q "progress: verifying" "$WORK/helper.out" || return 1
+    expect "... installing with RAUC's percentages" grep -Eq "progress: installing [1-9][0-9]?%" "$WORK/helper.out" || return 1
+    expect "slot B holds the 2.0 image" slot_holds "$SLOT_B" 2.0 || return 1
+    expect "slot A unchanged" [ "$(sha "$SLOT_A")" = "$SHA_A" ] || return 1
+    switched_to_b || return 1
+    taken_and_cleaned
+}
+
 run_case "deploy/bundle with its temp space full fails saying so, writes no bundle" case_bundle_tmp_full
 run_case "deploy/bundle refuses a wrong version label, a foreign key, an unknown board" case_bundle_refuses
 run_case "good bundle installs into slot B (image, BOOT_ORDER=B first, BOOT_B_LEFT reset, A unchanged)" case_good
@@ -536,6 +628,10 @@ run_case "commit-slot: installed but not restarted yet, nothing changes" case_co
 run_case "commit-slot: a healthy new slot B is committed and reported as updated" case_commit_healthy
 run_case "commit-slot: an unhealthy new slot is not committed, the box restarts" case_commit_unhealthy
 run_case "commit-slot: after U-Boot fell back, the failed update is reported and A is first again" case_commit_fell_back
+run_case "fleet update over HTTP: a wrong SHA-256 is refused before anything is written" case_fleet_wrong_sha
+run_case "fleet update over HTTP: a missing bundle (404) fails, nothing written" case_fleet_not_found
+run_case "fleet update: a request that is not http(s) is refused, nothing fetched" case_fleet_bad_request
+run_case "fleet update over HTTP: downloaded, checked, installed into B with progress" case_fleet_good
 stop_service
 echo "bundle: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

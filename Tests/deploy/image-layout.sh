@@ -148,7 +148,10 @@ if [ -n "$IMAGE" ]; then
     check "$t: no ssh host keys and an empty machine id in the root (each box makes its own)" "0 0" \
         "$(debugfs -R 'ls /etc/ssh' "$WORK/p2" 2>/dev/null | grep -c 'ssh_host_' || true) $(ext_cat "$WORK/p2" /etc/machine-id | wc -c)"
     for f in /usr/lib/cast-gateway/rauc/commit-slot /usr/lib/cast-gateway/rauc/pre-install /etc/fw_env.config \
-        /etc/systemd/system/multi-user.target.wants/cast-gateway-commit.service; do
+        /etc/systemd/system/multi-user.target.wants/cast-gateway-commit.service \
+        /usr/lib/cast-gateway/rauc/install-request /etc/systemd/system/cast-gateway-update.service \
+        /etc/systemd/system/multi-user.target.wants/cast-gateway-update.path /usr/lib/tmpfiles.d/cast-gateway-update.conf \
+        /usr/bin/curl; do
         check "$t: $f in the root" yes "$(debugfs -R "stat $f" "$WORK/p2" 2>&1 | grep -q 'Inode:' && echo yes || echo no)"
     done
     check "$t: the data partition holds the gateway's state (owned by its user), ssh, rauc" "cast-gateway rauc ssh" \

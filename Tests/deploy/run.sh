@@ -12,7 +12,8 @@
 # for the same target and running in the chroot, accept every board profile
 # with check-config, keep an edited config over an upgrade, and leave no
 # state or user behind on purge. Also: signed update bundles built and
-# installed by RAUC on loop devices (Tests/deploy/bundle.sh), deploy/install
+# installed by RAUC on loop devices (Tests/deploy/bundle.sh, with the
+# fleet's install-request fetching them over HTTP on loopback), deploy/install
 # --bundle against a fake box (install-bundle.sh), the factory reset on
 # directories (factory-reset.sh), and the A/B
 # boot script in trixie's U-Boot under qemu (Tests/deploy/uboot-slots.sh).
@@ -66,7 +67,7 @@ check "deploy/flash on files and loop devices" bash "$REPO/Tests/deploy/flash.sh
 check "the image's partition layout (Tests/deploy/image-layout.sh)" bash "$REPO/Tests/deploy/image-layout.sh"
 
 # --- update bundles: deploy/bundle and RAUC on loop devices -------------------
-check "deploy/bundle and RAUC on loop devices (Tests/deploy/bundle.sh)" bash "$REPO/Tests/deploy/bundle.sh"
+check "deploy/bundle, RAUC and install-request on loop devices (Tests/deploy/bundle.sh)" bash "$REPO/Tests/deploy/bundle.sh"
 check "deploy/install --bundle: arguments, dry run, a fake box (Tests/deploy/install-bundle.sh)" bash "$REPO/Tests/deploy/install-bundle.sh"
 check "the image's factory reset on directories (Tests/deploy/factory-reset.sh)" bash "$REPO/Tests/deploy/factory-reset.sh"
 

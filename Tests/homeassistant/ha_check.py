@@ -23,6 +23,7 @@ Run by Tests/homeassistant/run.sh with the Home Assistant venv's python
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
 import json
 import os
@@ -439,6 +440,7 @@ EXPECTED = {
     "volume": ("number", None, None),
     "mute": ("switch", None, None),
     "remote_key": ("event", None, None),
+    "firmware": ("update", "firmware", None),
 }
 
 
@@ -593,6 +595,47 @@ async def checks(args: argparse.Namespace, ha: HomeAssistant, broker: Broker, si
         check("device select lists the receiver", False,
               f"expected {args.sim_name!r} (or, unnamed without mDNS, the connected receiver {connected}) "
               f"among the options, seen {device_options!r}")
+
+    # -- the update entity (A/B updates from the fleet) ---------------------------
+    version, url, sha256 = args.update_announced.split()
+    installed = device.get("sw_version")
+    await ha.wait(lambda: attrs("firmware").get("installed_version") == installed
+                  and attrs("firmware").get("latest_version") == version, 15)
+    check("update entity: installed version is the gateway's",
+          installed and attrs("firmware").get("installed_version") == installed,
+          f"expected installed_version {installed!r}, seen {attrs('firmware')}")
+    check("update entity: latest version is the fleet's announcement", attrs("firmware").get("latest_version") == version,
+          f"expected latest_version {version!r} (castgw/all/update), seen {attrs('firmware')}")
+    check("update entity: an update is available", st("firmware") == "on", f"expected 'on', seen {st('firmware')!r}")
+    request = Path(args.update_request)
+    check("no update request before Install", not request.exists(), f"expected no {request}, found one")
+    why = await ha.call("update", "install", eid("firmware") or "update.none")
+    wanted = f"url={url}\nsha256={sha256}\nversion={version}\n"
+    await ha.wait(lambda: request.exists() and request.read_text() == wanted, 15)
+    seen = request.read_text() if request.exists() else None
+    check("update.install reaches the gateway as 'update latest' (its request file)", not why and seen == wanted,
+          f"expected {wanted!r} in {request}, seen {seen!r} {why}")
+    # What its value_template makes of a state with an update under way (and
+    # of one without): in_progress and update_percentage are for HA 2024.11+,
+    # rendered here by 2024.3's template engine.
+    firmware_config = next((c for c in configs.values() if c["unique_id"] == prefix + "firmware"), None)
+    renders = {}
+    if firmware_config:
+        for name, progress in (("downloading", {"state": "downloading", "percent": 40}), ("none", None),
+                               ("failed", {"state": "failed", "percent": None})):
+            try:
+                text = await ha.render(firmware_config["value_template"],
+                                       {"value_json": {"version": "1.0", "updateProgress": progress}})
+                # The websocket API parses a result that looks like a literal (as the
+                # mqtt integration's json_loads would read the JSON text).
+                renders[name] = ast.literal_eval(text) if text.startswith("{'") else json.loads(text)
+            except (RuntimeError, ValueError, SyntaxError, asyncio.TimeoutError) as error:
+                renders[name] = str(error)
+    check("update entity: progress renders as in_progress and update_percentage",
+          renders.get("downloading") == {"installed_version": "1.0", "in_progress": True, "update_percentage": 40}
+          and renders.get("none") == {"installed_version": "1.0", "in_progress": False, "update_percentage": None}
+          and renders.get("failed") == {"installed_version": "1.0", "in_progress": False, "update_percentage": None},
+          f"expected in_progress true/40 while downloading, false/null otherwise, seen {renders}")
 
     # -- at start -------------------------------------------------------------
     state = await ha.wait(lambda: st("state") in HUMAN_STATES_AT_START and st("state"), 15)
@@ -971,6 +1014,8 @@ def main() -> int:
     checking.add_argument("--gateway-pidfile", required=True)
     checking.add_argument("--ha-log", required=True)
     checking.add_argument("--playlist", required=True, help="the kiosk's playlist file (rewritten for 'playlist reload')")
+    checking.add_argument("--update-request", required=True, help="where the gateway writes an update request ([update] request)")
+    checking.add_argument("--update-announced", required=True, help="'VERSION URL SHA256' of the retained castgw/all/update")
     checking.add_argument("--auth-file", required=True, help="onboard's --auth-file")
     checking.add_argument("--screenshot", required=True, help="where the device page's PNG goes")
     checking.add_argument("--browser-dir", required=True, help="Chromium's profile directory")

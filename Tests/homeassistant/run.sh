@@ -4,7 +4,9 @@
 # and checks what Home Assistant made of the gateway's MQTT discovery
 # (Tests/homeassistant/ha_check.py, through HA's websocket API), with presets
 # and a kiosk in the gateway's config, and how HA's frontend shows the device
-# (headless Chromium, through Selenium).
+# (headless Chromium, through Selenium). The update entity: installed and
+# latest version (from a retained castgw/all/update announcement), and its
+# Install reaching the gateway as `update latest` (the request file it writes).
 #
 #   Tests/homeassistant/run.sh [--keep] [--screenshot FILE]
 #
@@ -245,7 +247,22 @@ state-directory = $WORK/kiosk-state
 broker = mqtt://127.0.0.1:$MQTT_PORT
 room = room-1.01
 area = Lobby
+
+# A/B updates from the fleet: the request file is what the checker reads
+# (the root side, deploy/rauc/install-request, is Tests/deploy/bundle.sh's).
+[update]
+from-fleet = yes
+request = $WORK/update-request
+progress = $WORK/update-progress/progress
 EOF
+mkdir -p "$WORK/update-progress"
+# The fleet's announcement, retained, as deploy/rollout publishes it: HA's
+# update entity shows its version as the latest.
+UPDATE_VERSION=9.9.9
+UPDATE_URL=http://127.0.0.1:9/cast-gateway-qemu-arm64-$UPDATE_VERSION.raucb
+UPDATE_SHA=$(printf '%s' "$UPDATE_URL" | sha256sum | cut -d' ' -f1)
+mosquitto_pub -h 127.0.0.1 -p "$MQTT_PORT" -q 1 -r -t castgw/all/update \
+    -m "{\"version\":\"$UPDATE_VERSION\",\"url\":\"$UPDATE_URL\",\"sha256\":\"$UPDATE_SHA\"}"
 # mDNS discovery off: the gateway's avahi client finds no system bus, so no
 # avahi-daemon on this host browses beyond loopback for the test.
 DBUS_SYSTEM_BUS_ADDRESS=unix:path=$WORK/no-system-bus \
@@ -296,7 +313,8 @@ set +e
     --sim-log "$WORK/sim.jsonl" --sim-name "$SIM_NAME" --sim-pidfile "$WORK/sim.pid" \
     --sim-out "$WORK/sim.out" --sim-err "$WORK/sim.err" \
     --gateway-pidfile "$WORK/gateway.pid" --ha-log "$HA_DIR/ha.log" \
-    --playlist "$WORK/room.m3u" --auth-file "$WORK/auth.json" --screenshot "$WORK/ha-device-page.png" \
+    --playlist "$WORK/room.m3u" --update-request "$WORK/update-request" \
+    --update-announced "$UPDATE_VERSION $UPDATE_URL $UPDATE_SHA" --auth-file "$WORK/auth.json" --screenshot "$WORK/ha-device-page.png" \
     --browser-dir "$WORK/chromium" --browser-log "$WORK/chromedriver.log" --browser-console "$WORK/browser-console.log" \
     -- "${SIM_CMD[@]}" | tee "$WORK/checks.out"
 check_status=${PIPESTATUS[0]}

@@ -35,6 +35,7 @@ struct FleetPart: Equatable, Sendable {
         let board = settings.board?.model ?? ""
         context = HomeAssistantContext(presets: presets, tv: cec, keySources: sources.map(\.rawValue), mappedKeys: mapped,
                                        model: board.isEmpty ? machine.model : board, hardwareVersion: machine.version,
-                                       configurationURL: settings.web.server?.pageURL(hostName: FleetSettings.hostname()))
+                                       configurationURL: settings.web.server?.pageURL(hostName: FleetSettings.hostname()),
+                                       updates: settings.update.isEnabled)
     }
 }

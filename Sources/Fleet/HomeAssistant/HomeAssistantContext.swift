@@ -39,9 +39,12 @@ public struct HomeAssistantContext: Sendable, Equatable {
     public var hardwareVersion: String?
     /// The box's web interface (`[web]`), the device page's "Visit" link; nil without one.
     public var configurationURL: String?
+    /// The box takes A/B updates from the fleet: it gets an `update` entity.
+    public var updates: Bool
 
     public init(presets: [Preset] = [], tv: Bool = false, keySources: [String] = [], mappedKeys: Set<String> = [],
-                model: String = "Linux", hardwareVersion: String? = nil, configurationURL: String? = nil) {
+                model: String = "Linux", hardwareVersion: String? = nil, configurationURL: String? = nil,
+                updates: Bool = false) {
         self.presets = presets
         self.tv = tv
         self.keySources = keySources
@@ -49,6 +52,7 @@ public struct HomeAssistantContext: Sendable, Equatable {
         self.model = model
         self.hardwareVersion = hardwareVersion
         self.configurationURL = configurationURL
+        self.updates = updates
     }
 
     /// Keys a remote commonly has that keymaps leave free (the colour

@@ -158,6 +158,26 @@ public enum HomeAssistantDiscovery {
                 ("icon", "mdi:video-input-hdmi"),
             ]))
         }
+        if context.updates {
+            // installed_version from the room's state, latest_version from the
+            // fleet's announcement; Install sends `update latest`. in_progress
+            // and update_percentage are read by Home Assistant 2024.11 and later
+            // (2024.3 ignores them).
+            let active = "value_json.updateProgress is not none and value_json.updateProgress.state in ['requested', 'downloading', 'verifying', 'installing']"
+            messages.append(entity("update", "firmware", needs: .gateway, [
+                ("name", "Firmware"),
+                ("state_topic", state),
+                ("value_template", .string("{{ {'installed_version': value_json.version, 'in_progress': \(active), "
+                    + "'update_percentage': value_json.updateProgress.percent if \(active) else none} | tojson }}")),
+                ("latest_version_topic", .string(topics.updateOffer)),
+                ("latest_version_template", "{{ value_json.version }}"),
+                ("command_topic", .string(topics.command)),
+                ("payload_install", "update latest"),
+                ("title", "cast-gateway"),
+                ("device_class", "firmware"), ("entity_category", "config"),
+                ("qos", 1),
+            ]))
+        }
         if !context.keySources.isEmpty {
             messages.append(entity("event", "remote_key", needs: .gateway, [
                 ("name", "Remote key"), ("state_topic", .string(topics.keyEvents)),

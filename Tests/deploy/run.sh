@@ -14,7 +14,8 @@
 # state or user behind on purge. Also: signed update bundles built and
 # installed by RAUC on loop devices (Tests/deploy/bundle.sh), deploy/install
 # --bundle against a fake box (install-bundle.sh), the factory reset on
-# directories (factory-reset.sh), and the A/B
+# directories (factory-reset.sh), the first boot with Raspberry Pi Imager's
+# files in a chroot (firstboot.sh), and the A/B
 # boot script in trixie's U-Boot under qemu (Tests/deploy/uboot-slots.sh).
 # The last line is `deploy: N passed, M failed`.
 # Needs root; deploy/install-build-deps.sh installs the rest. Caches in
@@ -69,6 +70,8 @@ check "the image's partition layout (Tests/deploy/image-layout.sh)" bash "$REPO/
 check "deploy/bundle and RAUC on loop devices (Tests/deploy/bundle.sh)" bash "$REPO/Tests/deploy/bundle.sh"
 check "deploy/install --bundle: arguments, dry run, a fake box (Tests/deploy/install-bundle.sh)" bash "$REPO/Tests/deploy/install-bundle.sh"
 check "the image's factory reset on directories (Tests/deploy/factory-reset.sh)" bash "$REPO/Tests/deploy/factory-reset.sh"
+check "the image's first boot with Raspberry Pi Imager's files and firstboot.conf's web-password, in a chroot (Tests/deploy/firstboot.sh)" \
+    bash "$REPO/Tests/deploy/firstboot.sh"
 
 # --- packages -----------------------------------------------------------------
 # in_chroot ROOT COMMAND...: runs a command in the chroot.

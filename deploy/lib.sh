@@ -327,3 +327,21 @@ PARTITIONS
     dd if="$parts/root.img" of="$output" bs=1M seek="$a" conv=notrunc,sparse status=none
     rm -rf "$parts"
 }
+
+# image_web_section: the image's [web] section (deploy/image appends it to
+# the default cast-gateway.conf): the page is on once the password file
+# exists, which firstboot.conf's web-password makes on the first boot (on
+# the data partition on A/B images); without it there is no web interface.
+IMAGE_WEB_PASSWORD_FILE=/var/lib/cast-gateway/web-password
+image_web_section() {
+    cat <<WEB
+
+# The web interface (README, "Web interface"): on when the password file
+# exists. firstboot.conf's web-password makes it on the first boot; or, on
+# the box: cast-gateway web-password $IMAGE_WEB_PASSWORD_FILE
+# (then chown cast-gateway $IMAGE_WEB_PASSWORD_FILE; systemctl restart cast-gateway).
+[web]
+listen = 0.0.0.0:8080
+password-file = $IMAGE_WEB_PASSWORD_FILE
+WEB
+}

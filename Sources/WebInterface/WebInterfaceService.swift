@@ -44,6 +44,12 @@ public struct WebInterfaceService: Service {
 
     public func run() async throws {
         let path = settings.passwordFile
+        // No password file yet (an image whose firstboot.conf set no
+        // web-password): no web interface, said once; not a failure to retry.
+        guard FileSystem.exists(path) else {
+            Logger(label: "web").notice("no web interface: \(WebInterfaceService.noPasswordFile(path))")
+            return
+        }
         let password = try await WebInterfaceService.offPool { () throws(WebError) -> PasswordHash in
             let text: String
             do {
@@ -86,6 +92,11 @@ public struct WebInterfaceService: Service {
         queue.finish()
         if let withdraw { _ = try? await WebInterfaceService.offPool { () throws(WebError) in withdraw() } }
         _ = try? await WebInterfaceService.offPool { () throws(WebError) in daemon.stop() }
+    }
+
+    /// Why there is no web interface when the password file is missing (the service's log and check-config).
+    public static func noPasswordFile(_ path: String) -> String {
+        "there is no password file \(path); create it with: cast-gateway web-password \(path) (on the image: firstboot.conf's web-password)"
     }
 
     /// Runs blocking work (file reads, MHD's start and stop) on a Dispatch queue, off the cooperative pool.

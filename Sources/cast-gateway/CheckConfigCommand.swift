@@ -55,6 +55,10 @@ func webLine(_ web: WebSection) -> String {
         return web.disabledReason.map { "off: \($0)" } ?? "off (no [web] section)"
     }
     let listen = "http://\(server.listen)/"
+    // A missing file is a box without a web interface, not a broken one.
+    guard FileSystem.exists(server.passwordFile) else {
+        return "off: \(WebInterfaceService.noPasswordFile(server.passwordFile))"
+    }
     do {
         let text = try FileSystem.readText(server.passwordFile, limit: 4096)
         _ = try PasswordHash(parsing: text, origin: server.passwordFile)

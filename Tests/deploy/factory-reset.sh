@@ -3,7 +3,7 @@
 # factory-reset) on directories standing in for the boot partition, the
 # state directory and the image's config: nothing happens without the
 # `factory-reset` file; with it the state is wiped (the directory itself
-# kept), the image's config restored (the edited one kept as
+# kept, and the web password's hash in it), the image's config restored (the edited one kept as
 # cast-gateway.conf.before-reset), firstboot.conf.applied left alone, and the
 # file renamed factory-reset.done, so a second boot changes nothing. Files
 # only; the qemu VM boots a reset in Tests/deploy/update-boot.sh. The last
@@ -30,6 +30,7 @@ box() {  # a box that was used: an edited config, state, firstboot applied
     echo '{"item":3}' > "$WORK/state/kiosk-state.json"
     echo 'state=failed' > "$WORK/state/update/report"
     touch "$WORK/state/.hidden"
+    echo 'pbkdf2-sha256$test' > "$WORK/state/web-password"
 }
 # shellcheck disable=SC2120 # called with an argument through `that`
 reset() { "$RESET" "$WORK/boot" "$WORK/state" "${1:-$WORK/image.conf}" > "$WORK/log" 2>&1; }
@@ -44,7 +45,9 @@ grep -q 'Room 214' "$WORK/boot/cast-gateway.conf" && ok "  the edited config sta
 box
 echo "reset by the front desk" > "$WORK/boot/factory-reset"
 that "with the file: runs" reset
-that "  the state directory is empty (hidden files too) and still there" test -d "$WORK/state" -a -z "$(ls -A "$WORK/state")"
+that "  the state directory holds nothing but the web password's hash (hidden files gone too), and is still there" \
+    test -d "$WORK/state" -a "$(ls -A "$WORK/state")" = web-password
+that "  the web password's hash is kept" grep -qx 'pbkdf2-sha256$test' "$WORK/state/web-password"
 that "  cast-gateway.conf is the image's" cmp -s "$WORK/boot/cast-gateway.conf" "$WORK/image.conf"
 grep -q 'Room 214' "$WORK/boot/cast-gateway.conf.before-reset" && ok "  the edited config is kept as cast-gateway.conf.before-reset" \
     || bad "  no cast-gateway.conf.before-reset"

@@ -8,7 +8,8 @@
 # cast-receiver-sim inside the VM (a test-only unit added with --customize);
 # `status` typed on the emulated serial console (ttyAMA0, the profile's
 # console) answers `connected`. Then, over ssh through a port forwarded on
-# 127.0.0.1: firstboot.conf was applied and its secret removed, the config
+# 127.0.0.1: firstboot.conf and Raspberry Pi Imager's cloud-init files were
+# applied and their secrets removed, the web password hashed, the config
 # link, the service's user and groups, the live security score, the reload on
 # a config change, and deploy/install upgrading the package. The A/B side:
 # the image's layout (Tests/deploy/image-layout.sh --image), U-Boot's choice
@@ -63,9 +64,19 @@ fi
 # 2. The image, with the test's config, firstboot.conf and simulator unit
 #    (Tests/deploy/vm.sh).
 vm_test_files "$SIM"
+# Raspberry Pi Imager's cloud-init files (Tests/deploy/imager/cloudinit) on
+# the card as well, and a web password in firstboot.conf: Imager's host
+# name and Wi-Fi win over firstboot.conf's; both files' ssh keys are root's.
+echo 'web-password = image-boot web 42' >> "$WORK/firstboot.conf"
+cat > "$WORK/customize-imager" <<CUSTOMIZE
+#!/bin/sh
+cp '$REPO/Tests/deploy/imager/cloudinit/user-data' '$REPO/Tests/deploy/imager/cloudinit/network-config' \
+    '$REPO/Tests/deploy/imager/cloudinit/meta-data' "\$2/"
+CUSTOMIZE
+chmod +x "$WORK/customize-imager"
 start=$(date +%s)
 if bash "$REPO/deploy/image" --board qemu-arm64 --package "$DEB" --config "$WORK/cast-gateway.conf" \
-    --firstboot "$WORK/firstboot.conf" --customize "$WORK/customize" --keyring "$WORK/signing.cert.pem" --output "$WORK/test.img" > "$WORK/image.log" 2>&1; then
+    --firstboot "$WORK/firstboot.conf" --customize "$WORK/customize" --customize "$WORK/customize-imager" --keyring "$WORK/signing.cert.pem" --output "$WORK/test.img" > "$WORK/image.log" 2>&1; then
     ok "deploy/image --board qemu-arm64 ($(( $(date +%s) - start )) s)"
 else
     tail -30 "$WORK/image.log" >&2
@@ -128,12 +139,17 @@ check "the service runs as cast-gateway with the device groups" \
      && for g in video input dialout gpio; do grep '^Groups:' /proc/\$pid/status | grep -qw \$(getent group \$g | cut -d: -f3) || exit 1; done"
 check "the service holds its console /dev/ttyAMA0" \
     "pid=\$(systemctl show -p MainPID --value cast-gateway); ls -l /proc/\$pid/fd | grep -q ttyAMA0"
-check "firstboot.conf applied: hostname, time zone, ssh key, Wi-Fi" \
-    "[ \"\$(hostname)\" = cg-image-test ] && [ \"\$(readlink /etc/localtime)\" = /usr/share/zoneinfo/Europe/Berlin ] \
-     && grep -q 'ssid=\"Test Network\"' /etc/wpa_supplicant/wpa_supplicant-wlan0.conf && grep -q 'country=DE' /etc/wpa_supplicant/wpa_supplicant-wlan0.conf"
-check "firstboot.conf renamed, its secret gone from the card and from the Wi-Fi config" \
+check "firstboot.conf, then Imager's user-data and network-config applied: Imager's host name and hidden Wi-Fi, the time zone, both files' ssh keys" \
+    "[ \"\$(hostname)\" = room-101 ] && [ \"\$(readlink /etc/localtime)\" = /usr/share/zoneinfo/Europe/Berlin ] \
+     && grep -q 'ssid=\"Hotel Guest\"' /etc/wpa_supplicant/wpa_supplicant-wlan0.conf && grep -q 'scan_ssid=1' /etc/wpa_supplicant/wpa_supplicant-wlan0.conf \
+     && grep -q 'country=DE' /etc/wpa_supplicant/wpa_supplicant-wlan0.conf && grep -q 'installer@laptop' /root/.ssh/authorized_keys"
+check "firstboot.conf renamed, Imager's files gone (a record kept), no secret left on the card or in the Wi-Fi config" \
     "[ ! -e /boot/firmware/firstboot.conf ] && [ -f /boot/firmware/firstboot.conf.applied ] \
-     && ! grep -rq not-a-real-secret-42 /boot/firmware /etc/wpa_supplicant"
+     && [ ! -e /boot/firmware/user-data ] && [ ! -e /boot/firmware/network-config ] && [ -f /boot/firmware/imager-settings.applied ] \
+     && ! grep -rq -e not-a-real-secret-42 -e 'image-boot web 42' -e Zmlyc3Rib290 /boot/firmware /etc/wpa_supplicant"
+check "firstboot.conf's web-password: its hash on the data partition, mode 600, the gateway's user's" \
+    "[ \"\$(stat -c '%U %a' /var/lib/cast-gateway/web-password)\" = 'cast-gateway 600' ] && grep -q '^pbkdf2-sha256' /data/cast-gateway/web-password \
+     && grep -qx 'web-password = (applied, removed from this card)' /boot/firmware/firstboot.conf.applied"
 check "the boot partition is readable by the service user only" \
     "[ \"\$(stat -L -c '%U %a' /boot/firmware/cast-gateway.conf)\" = 'cast-gateway 600' ]"
 check "the kernel runs slot A: root=PARTUUID=0ca57ca5-02 rauc.slot=A from boot.scr, / on vda2" \

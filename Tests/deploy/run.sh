@@ -15,7 +15,9 @@
 # installed by RAUC on loop devices (Tests/deploy/bundle.sh, with the
 # fleet's install-request fetching them over HTTP on loopback), deploy/install
 # --bundle against a fake box (install-bundle.sh), the factory reset on
-# directories (factory-reset.sh), and the A/B
+# directories (factory-reset.sh), the first boot with Raspberry Pi Imager's
+# files in a chroot (firstboot.sh), Imager's repository file (os-list.sh),
+# and the A/B
 # boot script in trixie's U-Boot under qemu (Tests/deploy/uboot-slots.sh).
 # The last line is `deploy: N passed, M failed`.
 # Needs root; deploy/install-build-deps.sh installs the rest. Caches in
@@ -65,11 +67,15 @@ check "board profiles follow the schema" bash "$REPO/Tests/deploy/boards.sh"
 check "deploy/flash on files and loop devices" bash "$REPO/Tests/deploy/flash.sh"
 # The A/B partition layout deploy/image packs (files only, seconds).
 check "the image's partition layout (Tests/deploy/image-layout.sh)" bash "$REPO/Tests/deploy/image-layout.sh"
+# Raspberry Pi Imager's repository file (deploy/os-list) on stand-in images.
+check "deploy/os-list: Imager's os_list with the images' sizes and checksums (Tests/deploy/os-list.sh)" bash "$REPO/Tests/deploy/os-list.sh"
 
 # --- update bundles: deploy/bundle and RAUC on loop devices -------------------
 check "deploy/bundle, RAUC and install-request on loop devices (Tests/deploy/bundle.sh)" bash "$REPO/Tests/deploy/bundle.sh"
 check "deploy/install --bundle: arguments, dry run, a fake box (Tests/deploy/install-bundle.sh)" bash "$REPO/Tests/deploy/install-bundle.sh"
 check "the image's factory reset on directories (Tests/deploy/factory-reset.sh)" bash "$REPO/Tests/deploy/factory-reset.sh"
+check "the image's first boot with Raspberry Pi Imager's files and firstboot.conf's web-password, in a chroot (Tests/deploy/firstboot.sh)" \
+    bash "$REPO/Tests/deploy/firstboot.sh"
 
 # --- packages -----------------------------------------------------------------
 # in_chroot ROOT COMMAND...: runs a command in the chroot.

@@ -16,7 +16,8 @@ while IFS= read -r -d '' file; do
         *.sh) scripts+=("$file") ;;
         *) head -c 64 "$file" 2>/dev/null | head -1 | grep -qE '^#!.*(/|env )(ba)?sh( |$)' && scripts+=("$file") ;;
     esac
-done < <(cd "$REPO" && find deploy boards udev Tests .ci -type f -not -path '*/.build/*' -print0 | sort -z)
+done < <(cd "$REPO" && find deploy boards udev Tests .ci -type f -not -path '*/.build/*' \
+    -not -path 'Tests/deploy/imager/*' -print0 | sort -z)   # imager/: Raspberry Pi Imager's scripts, verbatim
 [ ${#scripts[@]} -gt 0 ] || { echo "shellcheck: no scripts found under $REPO" >&2; exit 1; }
 if [ "${1:-}" = --list ]; then printf '%s\n' "${scripts[@]}"; exit 0; fi
 # -x follows `source` lines; sourced files are resolved from each script's directory.

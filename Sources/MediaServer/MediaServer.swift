@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import SystemSupport
 
 /// Serves local files under the configured roots to Cast receivers over
@@ -25,8 +24,8 @@ public final class MediaServer: @unchecked Sendable {
     private let logger = Logger(label: "media-server")
     /// Confined to `queue`.
     private var daemon: HTTPDaemon?
-    /// Readable from anywhere (URL building).
-    private let current = Mutex<ListenAddress?>(nil)
+    /// Readable from anywhere (URL building); followed by `endpoints()`.
+    private let current = StateBroadcaster<ListenAddress?>(nil)
     /// The receiver's address, which keeps a share of the connections for itself
     /// (see `ConnectionAdmission`). Confined to `queue`.
     private var receiver: String?
@@ -41,7 +40,10 @@ public final class MediaServer: @unchecked Sendable {
     }
 
     /// Where the server listens now (the real port when 0 was configured), or nil.
-    public var endpoint: ListenAddress? { current.withLock { $0 } }
+    public var endpoint: ListenAddress? { current.current }
+
+    /// Where the server listens, now and at every change (nil: not listening).
+    public func endpoints() -> AsyncStream<ListenAddress?> { current.subscribe() }
 
     /// Open connections from hosts other than the receiver (0 when not listening).
     public func connectionsFromOthers() async -> Int {
@@ -79,12 +81,12 @@ public final class MediaServer: @unchecked Sendable {
             if let old = daemon {
                 old.stop()
                 daemon = nil
-                current.withLock { $0 = nil }
+                current.publish(nil)
                 logger.info("stopped listening on \(old.address)")
             }
             let started = try HTTPDaemon(address: wanted, handler: handler, limits: limits, receiver: receiver)
             daemon = started
-            current.withLock { $0 = started.address }
+            current.publish(started.address)
             logger.notice("serving \(roots.paths.joined(separator: ", ")) on http://\(started.address)/")
             return started.address
         }
@@ -110,7 +112,7 @@ public final class MediaServer: @unchecked Sendable {
             guard let old = daemon else { return }
             old.stop()
             daemon = nil
-            current.withLock { $0 = nil }
+            current.publish(nil)
             logger.info("stopped listening on \(old.address)")
         }
     }

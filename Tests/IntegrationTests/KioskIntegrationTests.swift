@@ -114,7 +114,7 @@ final class KioskIntegrationTests: XCTestCase {
         XCTAssertEqual(loads(box.simulator).dropFirst(loadsBeforeCheckout).first?.split(separator: "/").last, "item1.mp4")
     }
 
-    func testKillNineMidItemResumesTheSameItemWithinTwoSecondsOfItsSavedPosition() throws {
+    func testKillNineMidItemResumesTheSameItemWhereItHadGotTo() throws {
         let box = try makeBox(itemSeconds: [2, 60])
         var daemon = try ManagedProcess(BuildProducts.path("cast-gateway"), ["run", "--config", box.config.path])
         defer { daemon.stop() }
@@ -127,14 +127,21 @@ final class KioskIntegrationTests: XCTestCase {
         }
         XCTAssertNotNil(daemon.waitForLine(timeout: 40) { _ in (saved()?.item ?? 0) == 1 && (saved()?.position ?? 0) >= 5 }, daemon.allOutput)
         let before = try XCTUnwrap(saved())
+        let clock = ContinuousClock()
+        let savedSeen = clock.now
         daemon.stop(signal: SIGKILL)
         let loadsBefore = loads(box.simulator).count
         // A fresh daemon; the receiver's app was left as it was (a real power cut).
         daemon = try ManagedProcess(BuildProducts.path("cast-gateway"), ["run", "--config", box.config.path])
         XCTAssertNotNil(daemon.waitForLine(timeout: 30) { _ in self.loads(box.simulator).count > loadsBefore }, daemon.allOutput)
+        let restart = (clock.now - savedSeen) / .seconds(1)
         let resumed = try JSONValue(parsing: try XCTUnwrap(box.simulator.payloads(ofType: "LOAD").last))
-        XCTAssertTrue(resumed["media"]?["contentId"]?.stringValue?.hasSuffix("/item2.mp4") ?? false, "\(resumed)")
+        XCTAssertTrue(resumed["media"]?["contentId"]?.stringValue?.hasSuffix("/item2.mp4") ?? false, "\(resumed)\n\(daemon.allOutput)")
         let position = try XCTUnwrap(resumed["currentTime"]?.doubleValue)
-        XCTAssertEqual(position, before.position, accuracy: 2, "resumed at \(position), saved \(before.position)")
+        // The receiver plays on while the box restarts, and the kiosk resumes where the receiver
+        // has got to: the saved position, plus at most the restart's time (long on a busy machine).
+        XCTAssertGreaterThanOrEqual(position, before.position - 2, "resumed at \(position), saved \(before.position)\n\(daemon.allOutput)")
+        XCTAssertLessThanOrEqual(position, before.position + restart + 2,
+                                 "resumed at \(position), saved \(before.position), \(restart) s after the save was seen\n\(daemon.allOutput)")
     }
 }

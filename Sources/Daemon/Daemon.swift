@@ -194,7 +194,7 @@ public final class Daemon: Sendable {
             ReconfigurableService(name: "web", settings: settings, part: { WebPart(settings: $0) }) { part in
                 part.web.map { web in
                     WebInterfaceService(settings: web, presets: { settings.subscribe().mapped(WebPart.presets) }, config: configFile,
-                                        inputs: webInputs, hostName: FleetSettings.hostname(), announce: WebPart.announce, states: { gateway.states() }, timeSource: timeSource, perform: WebPart.perform(interpreter))
+                                        inputs: webInputs, software: WebPart.software(settings: settings, version: version), hostName: FleetSettings.hostname(), announce: WebPart.announce, states: { gateway.states() }, timeSource: timeSource, perform: WebPart.perform(interpreter))
                 }
             },
             ReconfigurableService(name: "update", settings: settings, part: \.update) { update in

@@ -15,6 +15,7 @@ public struct WebInterfaceService: Service {
     let presets: @Sendable () -> AsyncStream<[WebPreset]>
     let config: WebConfigFile?
     let inputs: @Sendable () -> [WebInput]
+    let software: @Sendable () -> WebSoftware?
     let hostName: String?
     let announce: @Sendable (WebServiceRecord) -> (@Sendable () -> Void)?
     let states: @Sendable () -> AsyncStream<GatewayState>
@@ -26,8 +27,10 @@ public struct WebInterfaceService: Service {
     /// `presets`: the configured presets, now and after every reload (they change without a restart, so sessions stay).
     /// `config`: the file the page edits, with check-config's checks and the reload; nil: no editor.
     /// `inputs`: the remote inputs now, with their last keys (read at each `/api/state`).
+    /// `software`: the release and whether the box takes A/B updates (read at each page and `/api/state`).
     public init(settings: WebSettings, presets: @escaping @Sendable () -> AsyncStream<[WebPreset]>, config: WebConfigFile? = nil,
                 inputs: @escaping @Sendable () -> [WebInput] = { [] },
+                software: @escaping @Sendable () -> WebSoftware? = { nil },
                 hostName: String? = nil, announce: @escaping @Sendable (WebServiceRecord) -> (@Sendable () -> Void)? = { _ in nil },
                 states: @escaping @Sendable () -> AsyncStream<GatewayState>,
                 timeSource: any TimeSource, perform: @escaping @Sendable (GatewayCommand) async -> Void) {
@@ -35,6 +38,7 @@ public struct WebInterfaceService: Service {
         self.presets = presets
         self.config = config
         self.inputs = inputs
+        self.software = software
         self.hostName = hostName
         self.announce = announce
         self.states = states
@@ -61,7 +65,7 @@ public struct WebInterfaceService: Service {
         }
         let (commands, queue) = AsyncStream<GatewayCommand>.makeStream(bufferingPolicy: .bufferingOldest(WebInterfaceService.queueLength))
         let handler = WebRequestHandler(password: password, presets: [], idleTimeout: settings.sessionIdleTimeout,
-                                        timeSource: timeSource, config: config, inputs: inputs) { command in
+                                        timeSource: timeSource, config: config, inputs: inputs, software: software) { command in
             if case .enqueued = queue.yield(command) { return true }
             return false
         }

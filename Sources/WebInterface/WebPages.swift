@@ -41,7 +41,8 @@ enum WebPages {
 
     /// `kiosk`: the kiosk's playlist when `[kiosk]` is on (its section is
     /// hidden otherwise; the script shows or hides it as the state changes).
-    static func status(csrf: String, presets: [WebControl], state: GatewayState = GatewayState()) -> String {
+    /// `software`: the release and the update form (nil: no Software section).
+    static func status(csrf: String, presets: [WebControl], state: GatewayState = GatewayState(), software: WebSoftware? = nil) -> String {
         func buttons(_ controls: [WebControl]) -> String {
             controls.map {
                 "<button type=\"submit\" name=\"control\" value=\"\(HTMLEscape.escape($0.value))\">\(HTMLEscape.escape($0.label))</button>"
@@ -70,6 +71,7 @@ enum WebPages {
             </table>
             <h3>Problems</h3>
             <ul id="problems"><li>—</li></ul>
+            \(software.map { softwareSection($0, csrf: csrf) } ?? "")
             </section>
             <form method="post" action="/control" id="controls">
             \(token)
@@ -109,6 +111,37 @@ enum WebPages {
             </main>
             """
         return document(title: "cast-gateway", body: body, script: true, csrf: csrf)
+    }
+
+    /// The release, the last update's outcome and, on an A/B box, a form to
+    /// install a bundle: the announced one, or one from a URL.
+    static func softwareSection(_ software: WebSoftware, csrf: String) -> String {
+        let form = software.updates ? """
+            <form method="post" action="/update" id="update-form">
+            \(csrfField(csrf))
+            <p id="update-offer" hidden><button type="submit" name="latest" value="1" id="install-latest" formnovalidate>Install the announced version</button></p>
+            <label for="update-url">Bundle URL (http or https)</label>
+            <input id="update-url" name="url" type="url" inputmode="url" autocomplete="off" spellcheck="false" required
+                   placeholder="https://updates.example/cast-gateway-rpi4.raucb">
+            <label for="update-sha256">Its SHA-256 (optional: the signature is always checked)</label>
+            <input id="update-sha256" name="sha256" type="text" autocomplete="off" spellcheck="false" pattern="[0-9a-fA-F]{64}"
+                   placeholder="64 hex digits, as sha256sum prints them">
+            <div class="buttons"><button type="submit" name="install" value="url">Install from URL</button></div>
+            </form>
+            <p id="update-result" class="result" role="status"></p>
+            """ : """
+            <p>This box is not an A/B image: it is updated with its package (<code>deploy/install</code>).</p>
+            """
+        return """
+            <section aria-labelledby="software-heading" id="software">
+            <h3 id="software-heading">Software</h3>
+            <dl class="status">
+            <dt>Version</dt><dd id="version">\(HTMLEscape.escape(software.version))</dd>
+            <dt>Update</dt><dd id="update-state">—</dd>
+            </dl>
+            \(form)
+            </section>
+            """
     }
 
     /// The kiosk's loop: its playlist with the item it plays marked, and its buttons.
@@ -236,7 +269,7 @@ enum WebPages {
         button:hover { background: var(--accent); color: var(--bg); }
         button:focus-visible, input:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
         label { display: block; margin-bottom: 0.25rem; }
-        input[type=password] { font: inherit; width: 100%; padding: 0.5rem; margin-bottom: 0.75rem; border: 1px solid var(--muted);
+        input[type=password], input[type=url], input[type=text] { font: inherit; width: 100%; padding: 0.5rem; margin-bottom: 0.75rem; border: 1px solid var(--muted);
                                border-radius: 0.4rem; background: var(--card); color: var(--fg); }
         .message { color: #b00020; font-weight: bold; }
         @media (prefers-color-scheme: dark) { .message { color: #ff8a80; } }
@@ -295,6 +328,7 @@ enum WebPages {
             renderKiosk(state.kiosk);
             renderDevices(state.devices);
             renderInputs(state.inputs);
+            renderSoftware(state.software);
             show('live', 'Updated ' + new Date().toLocaleTimeString());
           }
 
@@ -324,6 +358,44 @@ enum WebPages {
             td.textContent = String(text === null || text === undefined ? '' : text);
             row.appendChild(td);
             return td;
+          }
+
+          function renderSoftware(software) {
+            if (!software || !document.getElementById('software')) { return; }
+            show('version', software.version);
+            show('update-state', software.progress || software.report || 'No update yet');
+            var offer = document.getElementById('update-offer');
+            if (offer) {
+              var offered = software.updates && software.offer && software.offer !== software.version;
+              offer.hidden = !offered;
+              if (offered) { document.getElementById('install-latest').textContent = 'Install ' + String(software.offer); }
+            }
+            document.querySelectorAll('#update-form button').forEach(function (button) { button.disabled = !!software.active; });
+          }
+
+          var updateForm = document.getElementById('update-form');
+          if (updateForm) {
+            updateForm.addEventListener('submit', function (event) {
+              event.preventDefault();
+              var button = event.submitter;
+              var body = new URLSearchParams();
+              body.set('csrf', csrf);
+              if (button && button.name === 'latest') {
+                body.set('latest', '1');
+              } else {
+                body.set('url', document.getElementById('update-url').value);
+                body.set('sha256', document.getElementById('update-sha256').value);
+              }
+              fetch('/update', {
+                method: 'POST', credentials: 'same-origin', body: body,
+                headers: { 'X-Requested-With': 'fetch' }
+              }).then(function (response) {
+                if (response.status === 401) { window.location.assign('/login'); return null; }
+                return response.text();
+              }).then(function (text) {
+                if (text !== null) { show('update-result', text.trim()); refresh(); }
+              }).catch(function (error) { show('update-result', 'Not sent: ' + error.message); });
+            });
           }
 
           var shownInputs = null;

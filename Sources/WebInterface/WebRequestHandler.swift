@@ -29,7 +29,7 @@ public final class WebRequestHandler: Sendable {
     private let buttons: Mutex<Buttons>
     private let access: Mutex<Access>
     let state = Mutex(GatewayState())
-    private let submit: @Sendable (GatewayCommand) -> Bool
+    let submit: @Sendable (GatewayCommand) -> Bool
     private let newToken: @Sendable () -> String?
     /// The config file the page edits; nil: no editor (tests of other parts).
     let config: WebConfigFile?
@@ -37,6 +37,8 @@ public final class WebRequestHandler: Sendable {
     let recentLog: @Sendable () -> [String]
     /// The remote inputs, how each is set up and its last key.
     let inputs: @Sendable () -> [WebInput]
+    /// The release and whether the box takes A/B updates; nil: no Software section (tests of other parts).
+    let software: @Sendable () -> WebSoftware?
     let logger = Logger(label: "web")
 
     struct Buttons {
@@ -63,6 +65,7 @@ public final class WebRequestHandler: Sendable {
                 newToken: @escaping @Sendable () -> String? = { SecureRandom.token() }, config: WebConfigFile? = nil,
                 recentLog: @escaping @Sendable () -> [String] = { LogRing.shared.lines },
                 inputs: @escaping @Sendable () -> [WebInput] = { [] },
+                software: @escaping @Sendable () -> WebSoftware? = { nil },
                 submit: @escaping @Sendable (GatewayCommand) -> Bool) {
         self.password = password
         self.timeSource = timeSource
@@ -70,6 +73,7 @@ public final class WebRequestHandler: Sendable {
         self.config = config
         self.recentLog = recentLog
         self.inputs = inputs
+        self.software = software
         access = Mutex(Access(sessions: WebSessions(idleTimeout: idleTimeout)))
         self.newToken = newToken
         self.submit = submit
@@ -119,10 +123,10 @@ public final class WebRequestHandler: Sendable {
         switch (method, path) {
         case ("GET", "/"):
             return page(200, WebPages.status(csrf: session.csrf, presets: buttons.withLock { $0.presets },
-                                             state: state.withLock { $0 }))
+                                             state: state.withLock { $0 }, software: software()))
         case ("GET", "/api/state"):
             let current = state.withLock { $0 }
-            let document = WebStatusDocument.json(current, now: timeSource.now.seconds, inputs: inputs())
+            let document = WebStatusDocument.json(current, now: timeSource.now.seconds, inputs: inputs(), software: software())
             return WebResponse(status: 200, contentType: "application/json", text: document.serialized)
         case ("POST", "/control"):
             guard WebSessions.csrfMatches(request.form["csrf"], session) else { return forbidden() }
@@ -140,6 +144,9 @@ public final class WebRequestHandler: Sendable {
         case ("POST", "/config"):
             guard WebSessions.csrfMatches(request.form["csrf"], session) else { return forbidden() }
             return configSubmitted(request, session)
+        case ("POST", "/update"):
+            guard WebSessions.csrfMatches(request.form["csrf"], session) else { return forbidden() }
+            return updateSubmitted(request)
         case ("POST", "/logout"):
             guard WebSessions.csrfMatches(request.form["csrf"], session) else { return forbidden() }
             access.withLock { $0.sessions.end(session.token) }

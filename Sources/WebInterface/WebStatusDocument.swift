@@ -7,7 +7,8 @@ import JSON
 public enum WebStatusDocument {
     /// `now`: the gateway's monotonic seconds, for the extrapolated position.
     /// `inputs`: the remote inputs, with how each is set up and its last key.
-    public static func json(_ state: GatewayState, now: Double, inputs: [WebInput] = []) -> JSONValue {
+    /// `software`: the release and the A/B update's progress (nil: none shown).
+    public static func json(_ state: GatewayState, now: Double, inputs: [WebInput] = [], software: WebSoftware? = nil) -> JSONValue {
         var object = JSONObject()
         object["device"] = .string(state.deviceName)
         object["address"] = .string(state.deviceAddress)
@@ -24,6 +25,7 @@ public enum WebStatusDocument {
         object["kiosk"] = state.kioskItems.map(kiosk) ?? .null
         object["inputs"] = .array(inputs.map { input(_: $0, problem: state.inputProblems[$0.name]) })
         object["devices"] = .array(state.devices.map { device(_: $0, current: state.deviceAddress) })
+        object["software"] = software?.json(state) ?? .null
         return .object(object)
     }
 

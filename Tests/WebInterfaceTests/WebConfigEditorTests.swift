@@ -63,16 +63,6 @@ final class WebConfigEditorTests: XCTestCase {
                                               contentType: "application/x-www-form-urlencoded", body: Array(body.utf8)))
     }
 
-    private func logIn(_ handler: WebRequestHandler) throws -> (cookie: String, csrf: String) {
-        let response = handler.respond(to: WebRequest(method: "POST", target: "/login", contentType: "application/x-www-form-urlencoded",
-                                                      body: Array("password=right+password".utf8)))
-        let cookie = String(try XCTUnwrap(response.header("Set-Cookie")).split(separator: ";")[0])
-        let page = handler.respond(to: WebRequest(method: "GET", target: "/config", cookie: cookie)).text
-        let marker = #"name="csrf" value=""#
-        let start = try XCTUnwrap(page.range(of: marker)).upperBound
-        return (cookie, String(page[start...].prefix { $0 != "\"" }))
-    }
-
     /// The textarea's content, unescaped for the few entities the page uses.
     private func textarea(_ page: String) throws -> String {
         let start = try XCTUnwrap(page.range(of: "aria-describedby=\"config-result\">\n")).upperBound

@@ -11,15 +11,6 @@ import XCTest
 final class WebKioskTests: XCTestCase {
     private let hash = try! PasswordHash(hashing: "right password", iterations: 1000)
 
-    private func logIn(_ handler: WebRequestHandler) throws -> (cookie: String, csrf: String) {
-        let response = handler.respond(to: WebRequest(method: "POST", target: "/login", contentType: "application/x-www-form-urlencoded",
-                                                      body: Array("password=right+password".utf8)))
-        let cookie = String(try XCTUnwrap(response.header("Set-Cookie")).split(separator: ";")[0])
-        let page = handler.respond(to: WebRequest(method: "GET", target: "/", cookie: cookie)).text
-        let start = try XCTUnwrap(page.range(of: #"name="csrf" value=""#)).upperBound
-        return (cookie, String(page[start...].prefix { $0 != "\"" }))
-    }
-
     func testTheKioskSectionIsHiddenWithoutAKioskAndListsThePlaylistWithOne() throws {
         let submitted = Recorder()
         let handler = WebRequestHandler(password: hash, presets: [], idleTimeout: .seconds(1800), timeSource: ManualTimeSource()) {

@@ -161,6 +161,8 @@ SIM_PORT=$(awk '/^listening/ { print $3; exit }' "$WORK/sim.out")
 PASSWORD="web test password 42"
 printf '%s\n' "$PASSWORD" | "$WEB_BIN/cast-gateway" web-password "$WORK/web-password" > "$WORK/web-password.out" \
     || setup_failed "web-password failed: $(cat "$WORK/web-password.out")"
+mkdir -p "$WORK/update-progress"
+echo 'VERSION="9.8.7-webtest"' > "$WORK/release"
 cat > "$WORK/gateway.conf" <<CONF
 [device]
 host = 127.0.0.1:$SIM_PORT
@@ -179,6 +181,13 @@ socket = $LIRC_SOCKET
 [presets]
 1 = http://media.test/film.mp4 | <img src=x onerror="document.title='pwned'">Film & "Friends"
 2 = http://media.test/news.mp4 | News
+
+# A/B updates as on an image, with the root helper's files here (web_check.py plays the helper).
+[update]
+from-fleet = yes
+request = $WORK/update-request
+progress = $WORK/update-progress/progress
+release = $WORK/release
 
 [web]
 listen = 127.0.0.1:0

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+import traceback
 from pathlib import Path
 from typing import Any, Callable
 
@@ -84,11 +85,10 @@ def main() -> None:
 
     os.environ["SE_OFFLINE"] = "true"   # Selenium Manager downloads nothing
     from selenium import webdriver
-    from selenium.common.exceptions import WebDriverException
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
-    from selenium.webdriver.support.expected_conditions import staleness_of
     from selenium.webdriver.support.ui import WebDriverWait
 
     options = webdriver.ChromeOptions()
@@ -135,7 +135,21 @@ def main() -> None:
             a click can return before the browser navigates."""
             old = driver.find_element(By.TAG_NAME, "html")
             action()
-            WebDriverWait(driver, 10, poll_frequency=0.05).until(staleness_of(old))
+
+            def replaced(_: Any) -> bool:
+                # Asked while the browser swaps documents, chromedriver may answer "Node with given id
+                # does not belong to the document" instead of a stale reference: the same fact, seen
+                # a moment earlier (it ended a run once under load).
+                try:
+                    old.is_enabled()
+                    return False
+                except StaleElementReferenceException:
+                    return True
+                except WebDriverException as error:
+                    if "does not belong to the document" in (error.msg or ""):
+                        return True
+                    raise
+            WebDriverWait(driver, 10, poll_frequency=0.05).until(replaced)
 
         # mDNS: the page is published as _http._tcp with the box's name and the bound port.
         port = base.rsplit(":", 1)[1]
@@ -368,6 +382,44 @@ def main() -> None:
         check("Checkout reaches the kiosk", wait_for(
             lambda: "checkout:" in Path(args.gateway_log).read_text(errors="replace")[before:], 5) is not None)
 
+        # Software: the release from [update] release, and an A/B update asked for from the page. The
+        # root helper (deploy/rauc/install-request) is played here at its seam: its progress file.
+        check("the Software section shows the release", text("version") == "9.8.7-webtest", text("version"))
+        request_file = Path(args.work) / "update-request"
+        url_field = driver.find_element(By.ID, "update-url")
+        url_field.send_keys("file:///etc/shadow")
+        button("Install from URL").click()
+        check("a file:// URL is refused with the reason", wait_for(
+            lambda: text("update-result").startswith("not requested: the URL must start with http:// or https://"), 5) is not None,
+            text("update-result"))
+        check("... and nothing is asked of the root helper", not request_file.exists())
+        bundle_sha = "0123456789abcdef" * 4
+        url_field.clear()
+        url_field.send_keys("https://updates.example/cast-gateway-qemu-arm64.raucb")
+        driver.find_element(By.ID, "update-sha256").send_keys(bundle_sha)
+        button("Install from URL").click()
+        check("Install from URL writes the request for the root helper", wait_for(request_file.exists, 5) is not None)
+        request_text = request_file.read_text() if request_file.exists() else ""
+        check("... with the URL and the SHA-256, mode 0600",
+              request_text == f"url=https://updates.example/cast-gateway-qemu-arm64.raucb\nsha256={bundle_sha}\n"
+              and request_file.exists() and (request_file.stat().st_mode & 0o777) == 0o600, request_text)
+        check("the page says what happens next", text("update-result").startswith("requested:"), text("update-result"))
+        check("the update shows as requested within 2 s", wait_for(
+            lambda: text("update-state").startswith("update requested"), 2) is not None, text("update-state"))
+        progress = Path(args.work) / "update-progress" / "progress"
+        progress.with_suffix(".tmp").write_text("state=downloading\npercent=40\nversion=9.9.0\n")
+        progress.with_suffix(".tmp").rename(progress)
+        check("the helper's progress shows within 2 s, without a reload", wait_for(
+            lambda: text("update-state") == "downloading 9.9.0: 40%", 2) is not None, text("update-state"))
+        check("... and the install buttons wait while it runs",
+              driver.execute_script("return document.querySelector('#update-form button[name=install]').disabled") is True)
+        progress.with_suffix(".tmp").write_text("state=failed\nversion=9.9.0\nmessage=the SHA-256 does not match\n")
+        progress.with_suffix(".tmp").rename(progress)
+        check("a failed update shows with its reason, and the buttons come back", wait_for(
+            lambda: text("update-state") == "the update 9.9.0 failed: the SHA-256 does not match"
+            and not driver.execute_script("return document.querySelector('#update-form button[name=install]').disabled"), 2)
+            is not None, text("update-state"))
+
         # Logs: reached from the page's links with the keyboard, shown escaped, downloadable as text.
         driver.get(base + "/")
         body = driver.find_element(By.TAG_NAME, "body")
@@ -446,7 +498,11 @@ def main() -> None:
         check("the password is not in the gateway's log", password not in gateway_log)
         check("the config's secret is not in the gateway's log", "web-test-secret-7f3a" not in gateway_log)
     except (WebDriverException, AssertionError) as error:   # TimeoutException is a WebDriverException
-        check("the browser session", False, getattr(error, "msg", None) or str(error))
+        # Where it broke, for the next reader of a failed run.
+        where = traceback.extract_tb(error.__traceback__)
+        line = next((frame for frame in reversed(where) if frame.filename == __file__), None)
+        check("the browser session", False, (getattr(error, "msg", None) or str(error))
+              + (f" (web_check.py line {line.lineno}: {line.line})" if line else ""))
     finally:
         driver.quit()
     print(f"checks: {PASSED} passed, {FAILED} failed")

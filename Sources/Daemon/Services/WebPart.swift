@@ -46,6 +46,12 @@ struct WebPart: Equatable, Sendable {
         }
     }
 
+    /// The page's Software section: the release this box reports and
+    /// whether `[update]` lets it take A/B updates now.
+    static func software(settings: StateBroadcaster<DaemonSettings>, version: String) -> @Sendable () -> WebSoftware? {
+        { [settings] in WebSoftware(version: version, updates: settings.current.update.isEnabled) }
+    }
+
     /// Publishes the page over mDNS through avahi (`_http._tcp`, the box's
     /// name); returns what withdraws it. Without avahi the page still works:
     /// the failure is logged once, nothing is published.

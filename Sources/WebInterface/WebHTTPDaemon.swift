@@ -107,7 +107,7 @@ private let webAccessHandler: MHD_AccessHandlerCallback = { cls, connection, url
     }
     let target = String(decoding: UnsafeRawBufferPointer(start: url, count: strnlen(url, 2048)), as: UTF8.self)
     var request = WebRequest(method: methodText, target: target, cookie: header("Cookie"), contentType: header("Content-Type"),
-                             requestedWith: header("X-Requested-With"))
+                             requestedWith: header("X-Requested-With"), host: header("Host"), origin: header("Origin"))
     if let pointer = requestContext.pointee {
         let buffer = Unmanaged<UploadBuffer>.fromOpaque(pointer).takeUnretainedValue()
         request.body = buffer.bytes

@@ -54,8 +54,9 @@ public struct WebInterfaceService: Service {
             return try PasswordHash(parsing: text, origin: path)
         }
         let (commands, queue) = AsyncStream<GatewayCommand>.makeStream(bufferingPolicy: .bufferingOldest(WebInterfaceService.queueLength))
+        let hostCheck = WebHostCheck(listenHost: settings.listen.host, hostName: hostName, extra: settings.allowedHosts)
         let handler = WebRequestHandler(password: password, presets: [], idleTimeout: settings.sessionIdleTimeout,
-                                        timeSource: timeSource, config: config, inputs: inputs) { command in
+                                        timeSource: timeSource, config: config, inputs: inputs, hostCheck: hostCheck) { command in
             if case .enqueued = queue.yield(command) { return true }
             return false
         }

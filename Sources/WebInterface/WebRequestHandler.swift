@@ -37,6 +37,8 @@ public final class WebRequestHandler: Sendable {
     let recentLog: @Sendable () -> [String]
     /// The remote inputs, how each is set up and its last key.
     let inputs: @Sendable () -> [WebInput]
+    /// The names the box answers to; nil: any (unit tests of other parts).
+    let hostCheck: WebHostCheck?
     let logger = Logger(label: "web")
 
     struct Buttons {
@@ -62,7 +64,7 @@ public final class WebRequestHandler: Sendable {
     public init(password: PasswordHash, presets: [WebPreset], idleTimeout: Duration, timeSource: any TimeSource,
                 newToken: @escaping @Sendable () -> String? = { SecureRandom.token() }, config: WebConfigFile? = nil,
                 recentLog: @escaping @Sendable () -> [String] = { LogRing.shared.lines },
-                inputs: @escaping @Sendable () -> [WebInput] = { [] },
+                inputs: @escaping @Sendable () -> [WebInput] = { [] }, hostCheck: WebHostCheck? = nil,
                 submit: @escaping @Sendable (GatewayCommand) -> Bool) {
         self.password = password
         self.timeSource = timeSource
@@ -70,6 +72,7 @@ public final class WebRequestHandler: Sendable {
         self.config = config
         self.recentLog = recentLog
         self.inputs = inputs
+        self.hostCheck = hostCheck
         access = Mutex(Access(sessions: WebSessions(idleTimeout: idleTimeout)))
         self.newToken = newToken
         self.submit = submit
@@ -89,7 +92,7 @@ public final class WebRequestHandler: Sendable {
     public var sessionCount: Int { access.withLock { $0.sessions.count } }
 
     public func respond(to request: WebRequest) -> WebResponse {
-        var response = route(request)
+        var response = foreign(request) ?? route(request)
         response.headers += WebRequestHandler.securityHeaders
         return response
     }
@@ -149,6 +152,22 @@ public final class WebRequestHandler: Sendable {
         default:
             return page(404, WebPages.message("Not found", "There is no such page."))
         }
+    }
+
+    /// A request under a name that is not the box's (DNS rebinding), refused
+    /// before anything else: no login, no session touched, no state. Not
+    /// logged: anyone can send these, as often as they like.
+    private func foreign(_ request: WebRequest) -> WebResponse? {
+        guard let hostCheck else { return nil }
+        guard hostCheck.accepts(host: request.host) else {
+            return WebResponse(status: 421, contentType: "text/plain; charset=utf-8",
+                               text: "this gateway does not answer to that host name; open it by its address or host name "
+                                   + "(or add the name to [web] allowed-hosts)\n")
+        }
+        if request.method == "POST", !hostCheck.accepts(origin: request.origin) {
+            return WebResponse(status: 403, contentType: "text/plain; charset=utf-8", text: "request from another site refused\n")
+        }
+        return nil
     }
 
     private func session(of request: WebRequest) -> WebSessions.Session? {

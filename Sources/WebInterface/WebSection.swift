@@ -24,6 +24,9 @@ public struct WebSection: SettingsSection {
             return minutes
         }
         let mdns = try section.value("mdns", expected: "auto, on or off", WebSettings.MDNS.init(rawValue:))
+        let allowedHosts = try section.value("allowed-hosts",
+                                             expected: "host names or numeric addresses separated by spaces, e.g. tv-214.hotel.lan 203.0.113.7",
+                                             WebSettings.parseAllowedHosts)
         guard section.isPresent else { return }
         guard let passwordEntry, !passwordEntry.value.isEmpty else {
             disabledReason = "no password-file in [web]; create one with: cast-gateway web-password /etc/cast-gateway/web-password"
@@ -33,6 +36,6 @@ public struct WebSection: SettingsSection {
             throw section.error(passwordEntry, "must be an absolute path, e.g. /etc/cast-gateway/web-password")
         }
         server = WebSettings(listen: listen ?? WebSettings.defaultListen, passwordFile: passwordEntry.value,
-                             sessionIdleTimeout: .seconds(60 * (idle ?? 30)), mdns: mdns ?? .auto)
+                             sessionIdleTimeout: .seconds(60 * (idle ?? 30)), mdns: mdns ?? .auto, allowedHosts: allowedHosts ?? [])
     }
 }

@@ -2,6 +2,7 @@
 # The web interface in a real browser: headless Chromium (Debian's chromium
 # and chromium-driver) driven by Selenium, against the real cast-gateway
 # daemon and the receiver simulator on loopback (Tests/web/web_check.py).
+# curl checks the DNS-rebinding defence (foreign Host / Origin) first.
 # A second simulator publishes itself over mDNS for the device picker: a
 # private D-Bus bus and an avahi-daemon in namespaces of its own (its own
 # loopback only), as the integration tests run them; so this needs root.

@@ -39,6 +39,8 @@ public final class WebRequestHandler: Sendable {
     let inputs: @Sendable () -> [WebInput]
     /// The names the box answers to; nil: any (unit tests of other parts).
     let hostCheck: WebHostCheck?
+    /// `; Secure` on the session cookie: served over HTTPS, never sent back over plain HTTP.
+    private let cookieAttributes: String
     let logger = Logger(label: "web")
 
     struct Buttons {
@@ -65,7 +67,7 @@ public final class WebRequestHandler: Sendable {
                 newToken: @escaping @Sendable () -> String? = { SecureRandom.token() }, config: WebConfigFile? = nil,
                 recentLog: @escaping @Sendable () -> [String] = { LogRing.shared.lines },
                 inputs: @escaping @Sendable () -> [WebInput] = { [] }, hostCheck: WebHostCheck? = nil,
-                submit: @escaping @Sendable (GatewayCommand) -> Bool) {
+                secureCookie: Bool = false, submit: @escaping @Sendable (GatewayCommand) -> Bool) {
         self.password = password
         self.timeSource = timeSource
         buttons = Mutex(Buttons(presets: presets))
@@ -73,6 +75,7 @@ public final class WebRequestHandler: Sendable {
         self.recentLog = recentLog
         self.inputs = inputs
         self.hostCheck = hostCheck
+        cookieAttributes = "Path=/; HttpOnly; SameSite=Strict" + (secureCookie ? "; Secure" : "")
         access = Mutex(Access(sessions: WebSessions(idleTimeout: idleTimeout)))
         self.newToken = newToken
         self.submit = submit
@@ -147,7 +150,7 @@ public final class WebRequestHandler: Sendable {
             guard WebSessions.csrfMatches(request.form["csrf"], session) else { return forbidden() }
             access.withLock { $0.sessions.end(session.token) }
             var response = redirect("/login")
-            response.headers.append(("Set-Cookie", "\(WebRequestHandler.cookieName)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"))
+            response.headers.append(("Set-Cookie", "\(WebRequestHandler.cookieName)=; \(cookieAttributes); Max-Age=0"))
             return response
         default:
             return page(404, WebPages.message("Not found", "There is no such page."))
@@ -208,7 +211,7 @@ public final class WebRequestHandler: Sendable {
         }
         logger.info("web login")
         var response = redirect("/")
-        response.headers.append(("Set-Cookie", "\(WebRequestHandler.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"))
+        response.headers.append(("Set-Cookie", "\(WebRequestHandler.cookieName)=\(token); \(cookieAttributes)"))
         return response
     }
 

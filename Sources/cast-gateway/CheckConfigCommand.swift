@@ -54,7 +54,7 @@ func webLine(_ web: WebSection) -> String {
     guard let server = web.server else {
         return web.disabledReason.map { "off: \($0)" } ?? "off (no [web] section)"
     }
-    let listen = "http://\(server.listen)/"
+    let listen = "\(server.scheme)://\(server.listen)/"
     do {
         let text = try FileSystem.readText(server.passwordFile, limit: 4096)
         _ = try PasswordHash(parsing: text, origin: server.passwordFile)

@@ -133,14 +133,7 @@ private let webAccessHandler: MHD_AccessHandlerCallback = { cls, connection, url
         request.body = buffer.bytes
         request.bodyTooLarge = buffer.tooLarge
     }
-    let answer: WebResponse
-    if request.bodyTooLarge {
-        var tooLarge = WebResponse(status: 413, contentType: "text/plain; charset=utf-8", text: "request body too large\n")
-        tooLarge.headers += WebRequestHandler.securityHeaders
-        answer = tooLarge
-    } else {
-        answer = handler.respond(to: request)
-    }
+    let answer = handler.respond(to: request)
     let response = answer.body.withUnsafeBytes { cg_mhd_response_copy($0.baseAddress, $0.count) }
     guard let response else { return cg_mhd_refuse() }
     defer { cg_MHD_destroy_response(response) }

@@ -95,7 +95,8 @@ public final class WebRequestHandler: Sendable {
     public var sessionCount: Int { access.withLock { $0.sessions.count } }
 
     public func respond(to request: WebRequest) -> WebResponse {
-        var response = foreign(request) ?? route(request)
+        // The Host first: a foreign one learns nothing, not even the body limit.
+        var response = foreign(request) ?? (request.bodyTooLarge ? tooLarge() : route(request))
         response.headers += WebRequestHandler.securityHeaders
         return response
     }
@@ -234,6 +235,10 @@ public final class WebRequestHandler: Sendable {
         guard value.hasPrefix(WebControl.usePrefix) else { return nil }
         let id = String(value.dropFirst(WebControl.usePrefix.count))
         return state.withLock { $0.devices.first { $0.id == id } }.map(WebControl.use)
+    }
+
+    func tooLarge() -> WebResponse {
+        WebResponse(status: 413, contentType: "text/plain; charset=utf-8", text: "request body too large\n")
     }
 
     func forbidden() -> WebResponse {

@@ -86,6 +86,9 @@ final class WebHostCheckTests: XCTestCase {
                                            host: host, origin: origin, body: Array("password=right+password".utf8)))
         }
         XCTAssertEqual(login("evil.example", nil).status, 421)
+        var oversized = WebRequest(method: "POST", target: "/config", host: "evil.example")
+        oversized.bodyTooLarge = true
+        XCTAssertEqual(handler.respond(to: oversized).status, 421, "the Host before the body's size")
         XCTAssertEqual(login("127.0.0.1:8080", "http://evil.example").status, 403)
         XCTAssertEqual(handler.sessionCount, 0, "a refused request logs nobody in")
         XCTAssertEqual(login("127.0.0.1:8080", "null").status, 303, "no-referrer pages post with Origin: null")

@@ -10,7 +10,7 @@
 //   JSON <- GatewayModel (actions, state, input events) <- Commands <- RemoteInput, StatusOutput, Interpreter
 //   GatewayCore, Commands <- Interpreter (carries out commands against the gateway) <- Daemon
 //   Fleet (MQTT), MediaServer (HTTP), Discovery (mDNS): no Cast; TLS knows no Cast, CastClient no TLS
-//   WebInterface (the browser interface; Commands, GatewayModel; MediaServer's ListenAddress) <- Daemon
+//   WebInterface (the browser interface; Commands, GatewayModel; MediaServer's ListenAddress; TLS's certificates) <- Daemon
 //   Daemon ties them together
 // C modules, one per library; a Swift module depends only on those it calls:
 //   COpenSSL (libssl, libcrypto; macro wrappers static inline) <- TLS, DeviceAuth
@@ -105,7 +105,7 @@ let package = Package(
         .target(
             name: "WebInterface",
             dependencies: ["CMicroHTTPD", "CMicroHTTPDShim", "COpenSSL", "Commands", "GatewayModel", "JSON", "MediaServer", "SystemSupport",
-                           "Configuration", "ServiceLifecycle"]
+                           "Configuration", "ServiceLifecycle", "TLS"]
         ),
 
         // MARK: Core and tools
@@ -195,7 +195,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebInterfaceTests",
-            dependencies: ["WebInterface", "Commands", "GatewayModel", "JSON", "SystemSupport", "TestSupport", "Configuration"]
+            dependencies: ["WebInterface", "Commands", "GatewayModel", "JSON", "SystemSupport", "TestSupport", "Configuration", "TLS"]
         ),
         .testTarget(
             name: "IntegrationTests",

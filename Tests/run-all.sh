@@ -127,7 +127,8 @@ stage "rollout" rollout bash "$REPO/Tests/deploy/rollout.sh"
 # Assistant stage builds): login, CSRF, lockout, every control reaching the
 # simulator, the live update, a hostile title, the config editor, the kiosk,
 # the logs, the inputs (a real lircd), the device picker and the page's mDNS
-# record (a private avahi-daemon on its own loopback) (Tests/web).
+# record (a private avahi-daemon on its own loopback), foreign Host headers
+# refused (DNS rebinding), and HTTPS with a kept self-signed certificate (Tests/web).
 stage "web interface" web bash "$REPO/Tests/web/run.sh"
 stage "virtual board" board bash "$REPO/Tests/board/run.sh"
 # Packages for trixie amd64/arm64 and bookworm amd64 installed in clean

@@ -14,7 +14,8 @@
     F(, MHD_get_daemon_info, , )                      \
     F(, MHD_get_connection_info, , )                  \
     F(, MHD_lookup_connection_value, , )              \
-    F(, MHD_create_response_from_buffer, , )
+    F(, MHD_create_response_from_buffer, , )          \
+    F(, MHD_is_feature_supported, , )
 
 /* The soname is .12 in both 0.9.7x and 1.0.x; trixie's package has the t64 suffix. */
 #if MHD_VERSION >= 0x01000000
@@ -56,56 +57,67 @@ static size_t keep_escaped(void *cls, struct MHD_Connection *connection, char *t
 /* One logger per process is enough: it only forwards to a Swift function. */
 static struct cg_mhd_logger shared_logger;
 
-struct MHD_Daemon *cg_mhd_start(const struct sockaddr *address, int ipv6, MHD_AccessHandlerCallback handler,
-                                void *handler_context, const struct cg_mhd_limits *limits,
-                                MHD_AcceptPolicyCallback admit, MHD_NotifyConnectionCallback notify,
-                                void *admission_context, cg_mhd_log_function log, void *log_context) {
-    if (!cg_table.MHD_start_daemon) cg_library_not_loaded(&cg_loaded, "MHD_start_daemon");
-    shared_logger.function = log;
-    shared_logger.context = log_context;
-    unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
-    if (ipv6) flags |= MHD_USE_IPv6;
-    if (limits->turbo) flags |= MHD_USE_TURBO;
-    uint16_t port = 0;
-    if (address->sa_family == AF_INET) port = ntohs(((const struct sockaddr_in *)address)->sin_port);
-    else if (address->sa_family == AF_INET6) port = ntohs(((const struct sockaddr_in6 *)address)->sin6_port);
-    return cg_table.MHD_start_daemon(flags, port, admit, admission_context, handler, handler_context,
-                            MHD_OPTION_NOTIFY_CONNECTION, notify, admission_context,
-                            MHD_OPTION_EXTERNAL_LOGGER, forward_log, &shared_logger,
-                            MHD_OPTION_SOCK_ADDR, address,
-                            MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
-                            MHD_OPTION_CONNECTION_LIMIT, limits->connection_limit,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits->per_ip_connection_limit,
-                            MHD_OPTION_CONNECTION_TIMEOUT, limits->timeout_seconds,
-                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits->memory_limit,
-                            MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL,
-                            MHD_OPTION_END);
-}
-
-struct MHD_Daemon *cg_mhd_start_app(const struct sockaddr *address, int ipv6, MHD_AccessHandlerCallback handler,
-                                    void *handler_context, const struct cg_mhd_limits *limits,
-                                    MHD_RequestCompletedCallback completed, cg_mhd_log_function log, void *log_context) {
+/* The one option list of both daemons. MHD_OPTION_ARRAY lets the options a
+ * daemon does not use (admission, completion, TLS) be left out instead of
+ * spelling out a second variadic call. */
+static struct MHD_Daemon *start_daemon(const struct sockaddr *address, int ipv6, MHD_AccessHandlerCallback handler,
+                                       void *handler_context, const struct cg_mhd_limits *limits,
+                                       MHD_AcceptPolicyCallback admit, MHD_NotifyConnectionCallback notify,
+                                       void *admission_context, MHD_RequestCompletedCallback completed,
+                                       const struct cg_mhd_tls *tls, cg_mhd_log_function log, void *log_context) {
     if (!cg_table.MHD_start_daemon) cg_library_not_loaded(&cg_loaded, "MHD_start_daemon");
     /* Both daemons forward to one Swift logger function, which labels nothing by daemon. */
     shared_logger.function = log;
     shared_logger.context = log_context;
     unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
     if (ipv6) flags |= MHD_USE_IPv6;
+    if (limits->turbo) flags |= MHD_USE_TURBO;
+    if (tls) flags |= MHD_USE_TLS;
     uint16_t port = 0;
     if (address->sa_family == AF_INET) port = ntohs(((const struct sockaddr_in *)address)->sin_port);
     else if (address->sa_family == AF_INET6) port = ntohs(((const struct sockaddr_in6 *)address)->sin6_port);
+    struct MHD_OptionItem options[16];
+    size_t count = 0;
+#define CG_OPTION(OPTION, VALUE, POINTER) \
+    options[count++] = (struct MHD_OptionItem){(OPTION), (intptr_t)(VALUE), (void *)(POINTER)}
     /* The logger first: MHD reports the options after it through it. */
-    return cg_table.MHD_start_daemon(flags, port, NULL, NULL, handler, handler_context,
-                            MHD_OPTION_EXTERNAL_LOGGER, forward_log, &shared_logger,
-                            MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-                            MHD_OPTION_SOCK_ADDR, address,
-                            MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
-                            MHD_OPTION_CONNECTION_LIMIT, limits->connection_limit,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits->per_ip_connection_limit,
-                            MHD_OPTION_CONNECTION_TIMEOUT, limits->timeout_seconds,
-                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits->memory_limit,
-                            MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL,
-                            MHD_OPTION_END);
+    CG_OPTION(MHD_OPTION_EXTERNAL_LOGGER, forward_log, &shared_logger);
+    if (notify) CG_OPTION(MHD_OPTION_NOTIFY_CONNECTION, notify, admission_context);
+    if (completed) CG_OPTION(MHD_OPTION_NOTIFY_COMPLETED, completed, NULL);
+    CG_OPTION(MHD_OPTION_SOCK_ADDR, 0, address);
+    CG_OPTION(MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL);
+    CG_OPTION(MHD_OPTION_CONNECTION_LIMIT, limits->connection_limit, NULL);
+    CG_OPTION(MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits->per_ip_connection_limit, NULL);
+    CG_OPTION(MHD_OPTION_CONNECTION_TIMEOUT, limits->timeout_seconds, NULL);
+    CG_OPTION(MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits->memory_limit, NULL);
+    CG_OPTION(MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL);
+    if (tls) {
+        CG_OPTION(MHD_OPTION_HTTPS_MEM_KEY, 0, tls->key_pem);
+        CG_OPTION(MHD_OPTION_HTTPS_MEM_CERT, 0, tls->certificate_pem);
+    }
+    CG_OPTION(MHD_OPTION_END, 0, NULL);
+#undef CG_OPTION
+    return cg_table.MHD_start_daemon(flags, port, admit, admission_context, handler, handler_context,
+                                     MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+}
+
+struct MHD_Daemon *cg_mhd_start(const struct sockaddr *address, int ipv6, MHD_AccessHandlerCallback handler,
+                                void *handler_context, const struct cg_mhd_limits *limits,
+                                MHD_AcceptPolicyCallback admit, MHD_NotifyConnectionCallback notify,
+                                void *admission_context, cg_mhd_log_function log, void *log_context) {
+    return start_daemon(address, ipv6, handler, handler_context, limits, admit, notify, admission_context, NULL, NULL,
+                        log, log_context);
+}
+
+struct MHD_Daemon *cg_mhd_start_app(const struct sockaddr *address, int ipv6, MHD_AccessHandlerCallback handler,
+                                    void *handler_context, const struct cg_mhd_limits *limits,
+                                    MHD_RequestCompletedCallback completed, const struct cg_mhd_tls *tls,
+                                    cg_mhd_log_function log, void *log_context) {
+    return start_daemon(address, ipv6, handler, handler_context, limits, NULL, NULL, NULL, completed, tls, log, log_context);
+}
+
+int cg_mhd_tls_supported(void) {
+    return cg_table.MHD_is_feature_supported && cg_table.MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES;
 }
 
 int cg_mhd_listen_fd(struct MHD_Daemon *daemon) {

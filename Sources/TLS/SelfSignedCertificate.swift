@@ -2,12 +2,13 @@ import COpenSSL
 
 /// A P-256 key and a self-signed X.509 certificate made in-process, like the
 /// short-lived certificates Cast receivers present.
-final class SelfSignedCertificate {
+public final class SelfSignedCertificate {
     let key: OpaquePointer
     let certificate: OpaquePointer
     let fingerprint: String
 
-    init(commonName: String, validDays: Int) throws {
+    /// `alternativeNames`: the subjectAltName entries (`DNS:name`, `IP:address`), which browsers and curl match, not the CN.
+    init(commonName: String, validDays: Int, alternativeNames: [String] = []) throws {
         guard let key = cg_generate_p256_key() else {
             throw TLSError(.setupFailed, "cannot generate a P-256 key: \(OpenSSLErrors.drain())")
         }
@@ -25,6 +26,7 @@ final class SelfSignedCertificate {
             && X509_set_pubkey(certificate, key) == 1
             && X509_NAME_add_entry_by_txt(subject, "CN", MBSTRING_ASC, commonName, -1, -1, 0) == 1
             && X509_set_issuer_name(certificate, subject) == 1
+            && SelfSignedCertificate.addAlternativeNames(alternativeNames, to: certificate)
             && X509_sign(certificate, key, EVP_sha256()) > 0
         guard ok else {
             X509_free(certificate)
@@ -34,6 +36,13 @@ final class SelfSignedCertificate {
         self.key = key
         self.certificate = certificate
         self.fingerprint = SelfSignedCertificate.fingerprint(of: certificate)
+    }
+
+    private static func addAlternativeNames(_ names: [String], to certificate: OpaquePointer) -> Bool {
+        guard !names.isEmpty else { return true }
+        guard let extensionEntry = X509V3_EXT_conf_nid(nil, nil, NID_subject_alt_name, names.joined(separator: ",")) else { return false }
+        defer { X509_EXTENSION_free(extensionEntry) }
+        return X509_add_ext(certificate, extensionEntry, -1) == 1
     }
 
     /// OpenSSL contexts keep their own references to what they install.

@@ -10,6 +10,8 @@ public struct WebError: Error, Equatable, Sendable, CustomStringConvertible {
         case library = "web-library"
         case portInUse = "web-port-in-use"
         case listenFailed = "web-listen-failed"
+        /// The HTTPS certificate or key could not be read, made or kept.
+        case certificate = "web-certificate"
     }
 
     public let code: Code

@@ -16,17 +16,22 @@ public struct WebRequest: Sendable, Equatable {
     public var contentType: String?
     /// `fetch` from the page's script: answered 204 instead of a redirect.
     public var requestedWith: String?
+    /// `Host` and `Origin`, for the DNS-rebinding check (`WebHostCheck`).
+    public var host: String?
+    public var origin: String?
     public var body: [UInt8]
     /// The body was longer than `maximumBody` (and cut).
     public var bodyTooLarge = false
 
     public init(method: String, target: String, cookie: String? = nil, contentType: String? = nil, requestedWith: String? = nil,
-                body: [UInt8] = []) {
+                host: String? = nil, origin: String? = nil, body: [UInt8] = []) {
         self.method = method
         self.target = target
         self.cookie = cookie
         self.contentType = contentType
         self.requestedWith = requestedWith
+        self.host = host
+        self.origin = origin
         self.body = body
     }
 

@@ -5,6 +5,7 @@ import CMicroHTTPD
 import CMicroHTTPDShim
 import MediaServer
 import SystemSupport
+import TLS
 
 /// The web interface's libmicrohttpd daemon: its own thread, blocked in
 /// epoll when idle (no timer, no polling), calling `WebRequestHandler` there.
@@ -17,18 +18,33 @@ final class WebHTTPDaemon: @unchecked Sendable {
     let address: ListenAddress
 
     /// Starts listening. Blocks (it may load the library): not on the cooperative pool.
-    init(address: ListenAddress, handler: WebRequestHandler) throws(WebError) {
+    /// `tls`: serve HTTPS with this certificate and key.
+    init(address: ListenAddress, handler: WebRequestHandler, tls: PEMCredentials? = nil) throws(WebError) {
         var text = [CChar](repeating: 0, count: 320)
         guard cg_mhd_load(&text, text.count) == 1 else {
             throw WebError(.library, "\(String(nullTerminated: text)) or remove [web]")
+        }
+        if tls != nil, cg_mhd_tls_supported() != 1 {
+            throw WebError(.library, "this libmicrohttpd was built without HTTPS (GnuTLS); install Debian's libmicrohttpd, "
+                           + "or set [web] tls = off")
         }
         let context = Unmanaged.passRetained(WebDaemonContext(handler: handler))
         // Few browsers at once; small requests; a slow client is cut off after 30 s.
         var limits = cg_mhd_limits(connection_limit: 32, per_ip_connection_limit: 8, timeout_seconds: 30,
                                    memory_limit: 32 * 1024, turbo: 0)
         let started = address.withSockaddr { sockaddr, _ in
-            cg_mhd_start_app(sockaddr, address.isIPv6 ? 1 : 0, webAccessHandler, context.toOpaque(), &limits,
-                             webRequestCompleted, logWebMHD, nil)
+            // MHD copies the PEM text into GnuTLS while it starts.
+            guard let tls else {
+                return cg_mhd_start_app(sockaddr, address.isIPv6 ? 1 : 0, webAccessHandler, context.toOpaque(), &limits,
+                                        webRequestCompleted, nil, logWebMHD, nil)
+            }
+            return tls.certificate.withCString { certificate in
+                tls.key.withCString { key in
+                    var pem = cg_mhd_tls(certificate_pem: certificate, key_pem: key)
+                    return cg_mhd_start_app(sockaddr, address.isIPv6 ? 1 : 0, webAccessHandler, context.toOpaque(), &limits,
+                                            webRequestCompleted, &pem, logWebMHD, nil)
+                }
+            }
         }
         guard let started else {
             let reason = SystemError.current("MHD_start_daemon").errno
@@ -36,6 +52,10 @@ final class WebHTTPDaemon: @unchecked Sendable {
             if reason == EADDRINUSE {
                 throw WebError(.portInUse, "port \(address.port) on \(address.urlHost) is in use by another program; stop it or set "
                                + "[web] listen to another port")
+            }
+            if tls != nil {
+                throw WebError(.listenFailed, "cannot start HTTPS on \(address) (\(SystemError.reason(reason))); the libmicrohttpd line "
+                               + "before this says why (the certificate or key, or the address)")
             }
             throw WebError(.listenFailed, "cannot listen on \(address) (\(SystemError.reason(reason))); is the address not on this host?")
         }
@@ -107,20 +127,13 @@ private let webAccessHandler: MHD_AccessHandlerCallback = { cls, connection, url
     }
     let target = String(decoding: UnsafeRawBufferPointer(start: url, count: strnlen(url, 2048)), as: UTF8.self)
     var request = WebRequest(method: methodText, target: target, cookie: header("Cookie"), contentType: header("Content-Type"),
-                             requestedWith: header("X-Requested-With"))
+                             requestedWith: header("X-Requested-With"), host: header("Host"), origin: header("Origin"))
     if let pointer = requestContext.pointee {
         let buffer = Unmanaged<UploadBuffer>.fromOpaque(pointer).takeUnretainedValue()
         request.body = buffer.bytes
         request.bodyTooLarge = buffer.tooLarge
     }
-    let answer: WebResponse
-    if request.bodyTooLarge {
-        var tooLarge = WebResponse(status: 413, contentType: "text/plain; charset=utf-8", text: "request body too large\n")
-        tooLarge.headers += WebRequestHandler.securityHeaders
-        answer = tooLarge
-    } else {
-        answer = handler.respond(to: request)
-    }
+    let answer = handler.respond(to: request)
     let response = answer.body.withUnsafeBytes { cg_mhd_response_copy($0.baseAddress, $0.count) }
     guard let response else { return cg_mhd_refuse() }
     defer { cg_MHD_destroy_response(response) }

@@ -64,14 +64,21 @@ public struct WebInterfaceService: Service {
             return try PasswordHash(parsing: text, origin: path)
         }
         let (commands, queue) = AsyncStream<GatewayCommand>.makeStream(bufferingPolicy: .bufferingOldest(WebInterfaceService.queueLength))
+        let hostCheck = WebHostCheck(listenHost: settings.listen.host, hostName: hostName, extra: settings.allowedHosts)
         let handler = WebRequestHandler(password: password, presets: [], idleTimeout: settings.sessionIdleTimeout,
-                                        timeSource: timeSource, config: config, inputs: inputs, software: software) { command in
+                                        timeSource: timeSource, config: config, inputs: inputs, software: software, hostCheck: hostCheck,
+                                        secureCookie: settings.tls != .off) { command in
             if case .enqueued = queue.yield(command) { return true }
             return false
         }
-        let listen = settings.listen
-        let daemon = try await WebInterfaceService.offPool { () throws(WebError) in try WebHTTPDaemon(address: listen, handler: handler) }
-        Logger(label: "web").notice("web interface on http://\(daemon.address)/")
+        let listen = settings.listen, tls = settings.tls, hostName = self.hostName
+        let daemon = try await WebInterfaceService.offPool { () throws(WebError) -> WebHTTPDaemon in
+            let credentials = try WebCertificate.credentials(tls, hostName: hostName, listenHost: listen.host) { path, made in
+                Logger(label: "web").notice("made a self-signed HTTPS certificate, kept in \(path); SHA-256 \(made.fingerprint)")
+            }
+            return try WebHTTPDaemon(address: listen, handler: handler, tls: credentials)
+        }
+        Logger(label: "web").notice("web interface on \(settings.scheme)://\(daemon.address)/")
         // Published once listening (the bound port), withdrawn before the daemon stops.
         let announce = self.announce
         var withdraw: (@Sendable () -> Void)?

@@ -39,6 +39,10 @@ public final class WebRequestHandler: Sendable {
     let inputs: @Sendable () -> [WebInput]
     /// The release and whether the box takes A/B updates; nil: no Software section (tests of other parts).
     let software: @Sendable () -> WebSoftware?
+    /// The names the box answers to; nil: any (unit tests of other parts).
+    let hostCheck: WebHostCheck?
+    /// `; Secure` on the session cookie: served over HTTPS, never sent back over plain HTTP.
+    private let cookieAttributes: String
     let logger = Logger(label: "web")
 
     struct Buttons {
@@ -65,8 +69,8 @@ public final class WebRequestHandler: Sendable {
                 newToken: @escaping @Sendable () -> String? = { SecureRandom.token() }, config: WebConfigFile? = nil,
                 recentLog: @escaping @Sendable () -> [String] = { LogRing.shared.lines },
                 inputs: @escaping @Sendable () -> [WebInput] = { [] },
-                software: @escaping @Sendable () -> WebSoftware? = { nil },
-                submit: @escaping @Sendable (GatewayCommand) -> Bool) {
+                software: @escaping @Sendable () -> WebSoftware? = { nil }, hostCheck: WebHostCheck? = nil,
+                secureCookie: Bool = false, submit: @escaping @Sendable (GatewayCommand) -> Bool) {
         self.password = password
         self.timeSource = timeSource
         buttons = Mutex(Buttons(presets: presets))
@@ -74,6 +78,8 @@ public final class WebRequestHandler: Sendable {
         self.recentLog = recentLog
         self.inputs = inputs
         self.software = software
+        self.hostCheck = hostCheck
+        cookieAttributes = "Path=/; HttpOnly; SameSite=Strict" + (secureCookie ? "; Secure" : "")
         access = Mutex(Access(sessions: WebSessions(idleTimeout: idleTimeout)))
         self.newToken = newToken
         self.submit = submit
@@ -93,7 +99,8 @@ public final class WebRequestHandler: Sendable {
     public var sessionCount: Int { access.withLock { $0.sessions.count } }
 
     public func respond(to request: WebRequest) -> WebResponse {
-        var response = route(request)
+        // The Host first: a foreign one learns nothing, not even the body limit.
+        var response = foreign(request) ?? (request.bodyTooLarge ? tooLarge() : route(request))
         response.headers += WebRequestHandler.securityHeaders
         return response
     }
@@ -151,11 +158,27 @@ public final class WebRequestHandler: Sendable {
             guard WebSessions.csrfMatches(request.form["csrf"], session) else { return forbidden() }
             access.withLock { $0.sessions.end(session.token) }
             var response = redirect("/login")
-            response.headers.append(("Set-Cookie", "\(WebRequestHandler.cookieName)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"))
+            response.headers.append(("Set-Cookie", "\(WebRequestHandler.cookieName)=; \(cookieAttributes); Max-Age=0"))
             return response
         default:
             return page(404, WebPages.message("Not found", "There is no such page."))
         }
+    }
+
+    /// A request under a name that is not the box's (DNS rebinding), refused
+    /// before anything else: no login, no session touched, no state. Not
+    /// logged: anyone can send these, as often as they like.
+    private func foreign(_ request: WebRequest) -> WebResponse? {
+        guard let hostCheck else { return nil }
+        guard hostCheck.accepts(host: request.host) else {
+            return WebResponse(status: 421, contentType: "text/plain; charset=utf-8",
+                               text: "this gateway does not answer to that host name; open it by its address or host name "
+                                   + "(or add the name to [web] allowed-hosts)\n")
+        }
+        if request.method == "POST", !hostCheck.accepts(origin: request.origin) {
+            return WebResponse(status: 403, contentType: "text/plain; charset=utf-8", text: "request from another site refused\n")
+        }
+        return nil
     }
 
     private func session(of request: WebRequest) -> WebSessions.Session? {
@@ -196,7 +219,7 @@ public final class WebRequestHandler: Sendable {
         }
         logger.info("web login")
         var response = redirect("/")
-        response.headers.append(("Set-Cookie", "\(WebRequestHandler.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"))
+        response.headers.append(("Set-Cookie", "\(WebRequestHandler.cookieName)=\(token); \(cookieAttributes)"))
         return response
     }
 
@@ -219,6 +242,10 @@ public final class WebRequestHandler: Sendable {
         guard value.hasPrefix(WebControl.usePrefix) else { return nil }
         let id = String(value.dropFirst(WebControl.usePrefix.count))
         return state.withLock { $0.devices.first { $0.id == id } }.map(WebControl.use)
+    }
+
+    func tooLarge() -> WebResponse {
+        WebResponse(status: 413, contentType: "text/plain; charset=utf-8", text: "request body too large\n")
     }
 
     func forbidden() -> WebResponse {

@@ -24,6 +24,10 @@ public struct WebSection: SettingsSection {
             return minutes
         }
         let mdns = try section.value("mdns", expected: "auto, on or off", WebSettings.MDNS.init(rawValue:))
+        let allowedHosts = try section.value("allowed-hosts",
+                                             expected: "host names or numeric addresses separated by spaces, e.g. tv-214.hotel.lan 203.0.113.7",
+                                             WebSettings.parseAllowedHosts)
+        let tls = try WebSection.tls(&section)
         guard section.isPresent else { return }
         guard let passwordEntry, !passwordEntry.value.isEmpty else {
             disabledReason = "no password-file in [web]; create one with: cast-gateway web-password /etc/cast-gateway/web-password"
@@ -33,6 +37,32 @@ public struct WebSection: SettingsSection {
             throw section.error(passwordEntry, "must be an absolute path, e.g. /etc/cast-gateway/web-password")
         }
         server = WebSettings(listen: listen ?? WebSettings.defaultListen, passwordFile: passwordEntry.value,
-                             sessionIdleTimeout: .seconds(60 * (idle ?? 30)), mdns: mdns ?? .auto)
+                             sessionIdleTimeout: .seconds(60 * (idle ?? 30)), mdns: mdns ?? .auto, allowedHosts: allowedHosts ?? [], tls: tls)
+    }
+
+    /// `tls = off | self-signed | files`, with `certificate-file` and `key-file` for `files`
+    /// and `state-directory` (where `self-signed` keeps its certificate).
+    private static func tls(_ section: inout ConfigSection) throws(ConfigError) -> WebSettings.TLS {
+        let mode = section.entry("tls")
+        let certificate = section.entry("certificate-file")
+        let key = section.entry("key-file")
+        let state = section.entry("state-directory")
+        for entry in [certificate, key, state].compactMap({ $0 }) where !entry.value.hasPrefix("/") {
+            throw section.error(entry, "must be an absolute path, got '\(entry.value)'")
+        }
+        guard let mode, mode.value != "off" else {
+            if let stray = certificate ?? key { throw section.error(stray, "is used only with tls = files") }
+            return .off
+        }
+        switch mode.value {
+        case "self-signed":
+            if let stray = certificate ?? key { throw section.error(stray, "is used only with tls = files (self-signed makes its own)") }
+            return .selfSigned(directory: state?.value ?? WebSettings.defaultStateDirectory)
+        case "files":
+            guard let certificate, let key else { throw section.error(mode, "files needs certificate-file and key-file (PEM) in [web]") }
+            return .files(certificate: certificate.value, key: key.value)
+        default:
+            throw section.error(mode, "must be off, self-signed or files, got '\(mode.value)'")
+        }
     }
 }

@@ -3,14 +3,18 @@
 /// phone's or laptop's service browser lists the box by name.
 public struct WebServiceRecord: Sendable, Equatable {
     public static let serviceType = "_http._tcp"
+    /// The page over HTTPS (`[web] tls`).
+    public static let secureServiceType = "_https._tcp"
     /// The instance name when the box has no host name.
     public static let fallbackName = "cast-gateway"
 
     public let name: String
     public let port: UInt16
     public let txt: [String]
+    public let type: String
 
-    public init(name: String, port: UInt16, txt: [String] = ["path=/"]) {
+    public init(name: String, port: UInt16, txt: [String] = ["path=/"], type: String = WebServiceRecord.serviceType) {
+        self.type = type
         self.name = name
         self.port = port
         self.txt = txt
@@ -37,6 +41,6 @@ extension WebSettings {
         }
         guard port != 0 else { return nil }
         let name = hostName.flatMap { $0.isEmpty ? nil : $0 } ?? WebServiceRecord.fallbackName
-        return WebServiceRecord(name: name, port: port)
+        return WebServiceRecord(name: name, port: port, type: tls == .off ? WebServiceRecord.serviceType : WebServiceRecord.secureServiceType)
     }
 }

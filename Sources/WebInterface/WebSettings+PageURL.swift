@@ -10,13 +10,13 @@ extension WebSettings {
         switch listen.host {
         case "0.0.0.0", "::":
             guard let hostName, !hostName.isEmpty else { return nil }
-            return "http://\(hostName).local:\(port)/"
+            return "\(scheme)://\(hostName).local:\(port)/"
         case let host where host.hasPrefix("127.") || host == "::1" || host.contains("%"):
             return nil
         case let host where host.contains(":"):
-            return "http://[\(host)]:\(port)/"
+            return "\(scheme)://[\(host)]:\(port)/"
         case let host:
-            return "http://\(host):\(port)/"
+            return "\(scheme)://\(host):\(port)/"
         }
     }
 }

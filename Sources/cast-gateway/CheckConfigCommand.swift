@@ -54,7 +54,7 @@ func webLine(_ web: WebSection) -> String {
     guard let server = web.server else {
         return web.disabledReason.map { "off: \($0)" } ?? "off (no [web] section)"
     }
-    let listen = "http://\(server.listen)/"
+    let listen = "\(server.scheme)://\(server.listen)/"
     // A missing file is a box without a web interface, not a broken one.
     guard FileSystem.exists(server.passwordFile) else {
         return "off: \(WebInterfaceService.noPasswordFile(server.passwordFile))"

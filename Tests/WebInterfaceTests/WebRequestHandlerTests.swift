@@ -193,6 +193,8 @@ final class WebRequestHandlerTests: XCTestCase {
         var request = WebRequest(method: "POST", target: "/login", contentType: "application/x-www-form-urlencoded",
                                  body: Array("password=right+password".utf8))
         request.bodyTooLarge = true
+        XCTAssertEqual(handler.respond(to: request).status, 413)
+        XCTAssertEqual(handler.respond(to: request).header("X-Frame-Options"), "DENY")
         XCTAssertNil(handler.respond(to: request).header("Set-Cookie"))
         let json = WebRequest(method: "POST", target: "/login", contentType: "application/json", body: Array(#"{"password":"x"}"#.utf8))
         XCTAssertNil(handler.respond(to: json).header("Set-Cookie"))

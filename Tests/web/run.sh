@@ -2,6 +2,8 @@
 # The web interface in a real browser: headless Chromium (Debian's chromium
 # and chromium-driver) driven by Selenium, against the real cast-gateway
 # daemon and the receiver simulator on loopback (Tests/web/web_check.py).
+# Then curl checks the DNS-rebinding defence (foreign Host / Origin) and,
+# after a restart with [web] tls = self-signed, HTTPS with the kept certificate.
 # A second simulator publishes itself over mDNS for the device picker: a
 # private D-Bus bus and an avahi-daemon in namespaces of its own (its own
 # loopback only), as the integration tests run them; so this needs root.
@@ -208,6 +210,65 @@ PASSWORD="$PASSWORD" "$VENV/bin/python" "$HERE/web_check.py" --url "$URL" --sim-
 set -e
 counts=$(sed -n 's/^checks: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$WORK/check.out" | tail -n 1)
 read -r PASSED FAILED <<<"${counts:-0 1}"
+
+# HTTPS ([web] tls = self-signed): the certificate is made once, kept in the
+# state directory (key 0600) and served again after a restart; curl trusts
+# exactly that file (--cacert) and checks the names in it.
+stop_gateway() {
+    local pid
+    pid=$(cat "$WORK/gateway.pid")
+    kill "$pid" 2>/dev/null || true
+    wait_until 30 "the gateway (pid $pid) stopped" sh -c "! kill -0 $pid 2>/dev/null"
+    : > "$WORK/gateway.pid"
+}
+hcheck() {
+    local name=$1
+    shift
+    if "$@" > "$WORK/hcheck.out" 2>&1; then
+        PASSED=$((PASSED + 1)); echo "ok   $name"
+    else
+        FAILED=$((FAILED + 1)); echo "FAIL $name: $(tail -n 3 "$WORK/hcheck.out" | tr '\n' ' ')"
+    fi
+}
+status_of() {   # status_of ARGS...: the HTTP status curl got (000: no HTTP answer)
+    curl -s -o /dev/null -w '%{http_code}' --max-time 10 "$@" || true
+}
+fingerprint() { openssl x509 -noout -fingerprint -sha256 | sed 's/^.*=//'; }
+start_https_gateway() {
+    start gateway "$WEB_BIN/cast-gateway" run --config "$WORK/https.conf"
+    wait_until 20 "the web interface listening over HTTPS" grep -q 'web interface on https://' "$WORK/gateway.err"
+    HTTPS_URL=$(grep -o 'web interface on https://[^ ]*' "$WORK/gateway.err" | head -n 1 | sed 's/^web interface on //; s:/$::')
+}
+served_fingerprint() {
+    local hostport=${HTTPS_URL#https://}
+    openssl s_client -connect "$hostport" < /dev/null 2>/dev/null | fingerprint
+}
+stop_gateway
+STATE=$WORK/state
+sed "s|^listen = 127.0.0.1:0$|listen = 127.0.0.1:0\\ntls = self-signed\\nstate-directory = $STATE|; s|^mdns = on$|mdns = off|" \
+    "$WORK/gateway.conf" > "$WORK/https.conf"
+start_https_gateway
+CA=$STATE/web-certificate.pem
+hcheck "tls = self-signed made a certificate and logged its fingerprint" grep -q 'made a self-signed HTTPS certificate' "$WORK/gateway.err"
+hcheck "its key is mode 600" test "$(stat -c %a "$STATE/web-key.pem" 2>/dev/null)" = 600
+hcheck "curl trusting only that certificate gets the login page over HTTPS" \
+    test "$(status_of --cacert "$CA" "$HTTPS_URL/login")" = 200
+HOST_NAME=$(hostname)
+hcheck "the certificate names HOST.local" test "$(status_of --cacert "$CA" \
+    --connect-to "$HOST_NAME.local:${HTTPS_URL##*:}:127.0.0.1:${HTTPS_URL##*:}" "https://$HOST_NAME.local:${HTTPS_URL##*:}/login")" = 200
+hcheck "without trusting it curl refuses the connection" test "$(status_of "$HTTPS_URL/login")" = 000
+hcheck "plain HTTP on the HTTPS port gets no page" test "$(status_of "http://${HTTPS_URL#https://}/login")" != 200
+hcheck "a foreign Host over HTTPS gets 421" test "$(status_of --cacert "$CA" -H 'Host: evil.example' "$HTTPS_URL/login")" = 421
+(umask 077 && printf '%s' "$PASSWORD" > "$WORK/password")   # not on a command line
+hcheck "the session cookie is Secure over HTTPS" sh -c "curl -s -i --max-time 20 --cacert '$CA' --data-urlencode 'password@$WORK/password' \
+    '$HTTPS_URL/login' | grep -i '^set-cookie: cg_session=' | grep -q '; Secure'"
+FIRST=$(fingerprint < "$CA")
+hcheck "the served certificate is the kept one" test "$(served_fingerprint)" = "$FIRST"
+stop_gateway
+start_https_gateway
+hcheck "after a restart no new certificate is made" sh -c "! grep -q 'made a self-signed HTTPS certificate' '$WORK/gateway.err'"
+hcheck "after a restart the same certificate (SHA-256 $FIRST) is served" test "$(served_fingerprint)" = "$FIRST"
+hcheck "after a restart curl --cacert still gets the page" test "$(status_of --cacert "$CA" "$HTTPS_URL/login")" = 200
 if [ -n "$SCREENSHOTS" ]; then
     mkdir -p "$SCREENSHOTS"
     cp "$WORK/web-desktop.png" "$WORK/web-phone.png" "$SCREENSHOTS/" && say "screenshots copied to $SCREENSHOTS"

@@ -66,6 +66,35 @@ def wait_for(what: Callable[[], Any], timeout: float) -> Any:
         time.sleep(0.05)
 
 
+def curl(url: str, *arguments: str) -> tuple[int, str]:
+    """One request with curl (loopback only): the status and the body."""
+    assert url.startswith(("http://127.0.0.1:", "https://127.0.0.1:")), url
+    result = subprocess.run(["curl", "-s", "--max-time", "10", "-w", "\n%{http_code}", *arguments, url],
+                            capture_output=True, text=True, check=False)
+    body, _, status = result.stdout.rpartition("\n")
+    return int(status or 0), body
+
+
+def host_checks(base: str) -> None:
+    """The DNS-rebinding defence with curl: a foreign Host (what a hostile page's own name
+    pointed at the box makes the browser send) is refused before the login; the box's names pass."""
+    port = base.rsplit(":", 1)[1]
+    status, body = curl(base + "/login", "-H", "Host: evil.example")
+    check("a foreign Host is refused with 421 and a short plain message",
+          status == 421 and "allowed-hosts" in body and "<" not in body, f"{status} {body!r}")
+    status, body = curl(base + "/api/state", "-H", f"Host: evil.example:{port}")
+    check("a foreign Host gets no state", status == 421 and "{" not in body, f"{status} {body!r}")
+    status, _ = curl(base + "/login", "-H", "Host: evil.example", "--data-urlencode", "password=guess")
+    check("a foreign Host's login is refused before the password is checked", status == 421, str(status))
+    status, _ = curl(base + "/login", "-H", "Origin: http://evil.example", "--data-urlencode", "password=guess")
+    check("a POST from a foreign Origin is refused with 403", status == 403, str(status))
+    status, body = curl(base + "/login")
+    check("the normal Host (the URL's) is accepted", status == 200 and "password" in body, str(status))
+    for host in (f"localhost:{port}", "LOCALHOST.", f"127.0.0.1:{port}"):
+        status, _ = curl(base + "/login", "-H", f"Host: {host}")
+        check(f"Host {host} is accepted", status == 200, str(status))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--url", required=True)
@@ -82,6 +111,8 @@ def main() -> None:
     args = parser.parse_args()
     password = os.environ["PASSWORD"]
     hostile = """<img src=x onerror="document.title='pwned'">Film & "Friends\""""
+
+    host_checks(args.url)
 
     os.environ["SE_OFFLINE"] = "true"   # Selenium Manager downloads nothing
     from selenium import webdriver
@@ -100,7 +131,7 @@ def main() -> None:
         f"--user-data-dir={args.work}/chromium", "--no-first-run", "--no-default-browser-check",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
         "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,PasswordLeakDetection",
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--lang=en-US",
+        "--host-resolver-rules=MAP rebind.test 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--lang=en-US",
     ):
         options.add_argument(argument)
     try:
@@ -150,6 +181,13 @@ def main() -> None:
                         return True
                     raise
             WebDriverWait(driver, 10, poll_frequency=0.05).until(replaced)
+
+        # DNS rebinding for real: the browser resolves a foreign name to the box (as a hostile
+        # page's DNS would) and gets only the refusal, no login form.
+        port = base.rsplit(":", 1)[1]
+        driver.get(f"http://rebind.test:{port}/login")
+        check("the browser under a foreign name gets the refusal, not the login",
+              "allowed-hosts" in driver.page_source and not driver.find_elements(By.ID, "password"), driver.page_source[:300])
 
         # mDNS: the page is published as _http._tcp with the box's name and the bound port.
         port = base.rsplit(":", 1)[1]

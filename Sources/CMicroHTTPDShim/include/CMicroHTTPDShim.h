@@ -50,14 +50,26 @@ struct MHD_Daemon *cg_mhd_start(const struct sockaddr *address, int ipv6, MHD_Ac
                                 MHD_AcceptPolicyCallback admit, MHD_NotifyConnectionCallback notify,
                                 void *admission_context, cg_mhd_log_function log, void *log_context);
 
+/// The certificate and key of an HTTPS daemon, PEM text (NUL-terminated),
+/// which libmicrohttpd copies into GnuTLS at start.
+struct cg_mhd_tls {
+    const char *certificate_pem;
+    const char *key_pem;
+};
+
 /// MHD_start_daemon for a small application (the web interface): one
 /// internal thread blocking in epoll, listening on `address`, requests passed
 /// to `handler` (target still percent-encoded), and each request's end told
 /// to `completed` (MHD_OPTION_NOTIFY_COMPLETED), which frees what the handler
-/// kept in the request's context. NULL on failure.
+/// kept in the request's context. HTTPS when `tls` is not NULL (check
+/// cg_mhd_tls_supported first). NULL on failure.
 struct MHD_Daemon *cg_mhd_start_app(const struct sockaddr *address, int ipv6, MHD_AccessHandlerCallback handler,
                                     void *handler_context, const struct cg_mhd_limits *limits,
-                                    MHD_RequestCompletedCallback completed, cg_mhd_log_function log, void *log_context);
+                                    MHD_RequestCompletedCallback completed, const struct cg_mhd_tls *tls,
+                                    cg_mhd_log_function log, void *log_context);
+
+/// 1 when the loaded libmicrohttpd was built with HTTPS (GnuTLS), else 0.
+int cg_mhd_tls_supported(void);
 
 /// The peer address of a connection (MHD_get_connection_info is variadic), or NULL.
 const struct sockaddr *cg_mhd_client_address(struct MHD_Connection *connection);

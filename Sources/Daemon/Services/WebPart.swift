@@ -52,13 +52,13 @@ struct WebPart: Equatable, Sendable {
         { [settings] in WebSoftware(version: version, updates: settings.current.update.isEnabled) }
     }
 
-    /// Publishes the page over mDNS through avahi (`_http._tcp`, the box's
+    /// Publishes the page over mDNS through avahi (`_http._tcp`, `_https._tcp` with TLS, the box's
     /// name); returns what withdraws it. Without avahi the page still works:
     /// the failure is logged once, nothing is published.
     static func announce(_ record: WebServiceRecord) -> (@Sendable () -> Void)? {
         do {
             let publisher = try AvahiPublisher(name: record.name, port: record.port, txt: record.txt,
-                                               serviceType: WebServiceRecord.serviceType)
+                                               serviceType: record.type)
             publisher.start()
             return { publisher.stop() }
         } catch {

@@ -1,6 +1,7 @@
 import CastProtocol
 import Foundation
 import JSON
+import TestSupport
 import XCTest
 
 /// Discovery against a real avahi-daemon and D-Bus on loopback only.
@@ -65,6 +66,9 @@ final class DiscoveryIntegrationTests: XCTestCase {
         XCTAssertNotNil(daemon.waitForLine(containing: "connected to 127.0.0.1:\(bedroom.port)", timeout: 15), daemon.allOutput)
 
         bedroom.stop()  // withdraws its mDNS record and closes the link
+        // Held, so that the device really comes back on another port (a free port may be the same one again).
+        let oldPort = try? HeldPort(UInt16(bedroom.port))
+        defer { oldPort?.close() }
         XCTAssertNotNil(daemon.waitForLine(containing: #"* SEARCHING for "Bedroom TV""#, timeout: 15), daemon.allOutput)
 
         let moved = try publishedSimulator(avahi, name: "Bedroom TV", log: "bedroom-moved.jsonl")

@@ -34,7 +34,7 @@ final class MediaServerServiceTests: XCTestCase {
 
     func testATakenPortIsRetriedWithBackoffAndReportedOnceUntilItFrees() async throws {
         // Another program holds the port (no SO_REUSEPORT, so it cannot be shared).
-        let blocker = try listeningSocket()
+        let blocker = try HeldPort()
         var blockerOpen = true
         defer { if blockerOpen { close(blocker.fd) } }
         let fixture = try await MediaFixture(test: self)
@@ -84,23 +84,4 @@ final class MediaServerServiceTests: XCTestCase {
         try await running.value
         XCTAssertNil(server.endpoint)
     }
-}
-
-/// A TCP socket listening on 127.0.0.1 on a free port, as another program would hold it.
-private func listeningSocket() throws -> (fd: Int32, port: UInt16) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw ToolError("socket: \(String(cString: strerror(errno)))") }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 8) == 0
-            && getsockname(fd, $0, &length) == 0 }
-    }
-    guard bound else {
-        close(fd)
-        throw ToolError("cannot hold a port on 127.0.0.1: \(String(cString: strerror(errno)))")
-    }
-    return (fd, UInt16(bigEndian: address.sin_port))
 }

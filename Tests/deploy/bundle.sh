@@ -67,22 +67,8 @@ finish() {
 }
 trap finish EXIT
 trap 'exit 130' INT TERM
-passed=0 failed=0
-log() { echo "$*" >> "$WORK/case.log"; }
-# run_case NAME FUNCTION: one counted case; its log is shown when it fails.
-run_case() {
-    local name=$1 start
-    start=$(date +%s)
-    : > "$WORK/case.log"
-    if "$2" >> "$WORK/case.log" 2>&1; then
-        passed=$((passed + 1))
-        echo "ok - $name ($(( $(date +%s) - start )) s)"
-    else
-        failed=$((failed + 1))
-        echo "FAIL - $name"
-        sed 's/^/    /' "$WORK/case.log" | tail -40
-    fi
-}
+# shellcheck source=Tests/deploy/checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh"
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 # expect WHY COMMAND...: the command succeeds, or the case fails saying why.
 expect() { local why=$1; shift; "$@" || { log "expected: $why"; return 1; }; }

@@ -14,14 +14,8 @@ case ${1:-} in -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//
 RESET=$REPO/deploy/image-files/usr/lib/cast-gateway/factory-reset
 WORK=$(mktemp -d /tmp/cast-gateway-factory-reset-XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok: $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
-that() {  # that NAME COMMAND...
-    local name=$1
-    shift
-    if "$@"; then ok "$name"; else bad "$name"; fi
-}
+# shellcheck source=Tests/deploy/checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh"
 box() {  # a box that was used: an edited config, state, firstboot applied
     rm -rf "${WORK:?}/boot" "${WORK:?}/state" && mkdir -p "$WORK/boot" "$WORK/state/update"
     printf '[device]\nname = Image default\n' > "$WORK/image.conf"

@@ -29,14 +29,8 @@ BASE=$CACHE/chroot-trixie-amd64-firstboot
 ensure_chroot "$BASE" trixie amd64 wpasupplicant
 WORK=$(mktemp -d /tmp/cast-gateway-firstboot-test-XXXXXX)
 trap 'cleanup_mounts; rm -rf "$WORK"' EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok: $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
-that() {  # that NAME COMMAND...
-    local name=$1
-    shift
-    if "$@"; then ok "$name"; else bad "$name"; fi
-}
+# shellcheck source=Tests/deploy/checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh"
 K1='ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB4XxEH3qvjbrFRZvrdjqvauBJNndFNk/Egf+wQ/PTc9 installer@laptop'
 K2='ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBABaSM+zj9m+TPT/METXme0upbH/TdkK60QyFX48WaoujySPE7+0afZ95Pxg7j6auBc64fnNn/UlrnWSZ5n/ghk= backup key'
 HASH_MARK=Zmlyc3Rib290LXRlc3QtaGFzaC1ub3QtcmVhbA1   # in every fixture's password hash

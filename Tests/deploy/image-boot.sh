@@ -51,9 +51,8 @@ finish() {
     if [ "$KEEP" = 1 ]; then echo "image-boot: kept $WORK"; else rm -rf "$WORK"; fi
 }
 trap finish EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok: $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+# shellcheck source=Tests/deploy/checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh"
 
 # 1. The package and a simulator for arm64.
 SIM=$REPO/dist/cast-receiver-sim_trixie_arm64

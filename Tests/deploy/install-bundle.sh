@@ -14,9 +14,8 @@ REPO=$(cd "$(dirname "$0")/../.." && pwd)
 case ${1:-} in -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
 WORK=$(mktemp -d /tmp/cast-gateway-install-bundle-XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok: $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+# shellcheck source=Tests/deploy/checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh"
 # expect NAME STATUS PATTERN [install args...]: exit status and a line of its output.
 expect() {
     local name=$1 want=$2 pattern=$3 got=0

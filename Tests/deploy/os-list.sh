@@ -12,14 +12,8 @@ REPO=$(cd "$(dirname "$0")/../.." && pwd)
 case ${1:-} in -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
 WORK=$(mktemp -d /tmp/cast-gateway-os-list-test-XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok: $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
-that() {  # that NAME COMMAND...
-    local name=$1
-    shift
-    if "$@"; then ok "$name"; else bad "$name"; fi
-}
+# shellcheck source=Tests/deploy/checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh"
 
 # Stand-ins: random bytes, then a sparse tail (as deploy/image's are).
 mkdir -p "$WORK/dist"

@@ -59,21 +59,9 @@ finish() {
 }
 trap finish EXIT
 trap 'exit 130' INT TERM
-passed=0 failed=0
-log() { echo "$*" >> "$WORK/case.log"; }
-run_case() {
-    local name=$1 start
-    start=$(date +%s)
-    : > "$WORK/case.log"
-    if "$2" >> "$WORK/case.log" 2>&1; then
-        passed=$((passed + 1))
-        echo "ok - $name ($(( $(date +%s) - start )) s)"
-    else
-        failed=$((failed + 1))
-        echo "FAIL - $name"
-        sed 's/^/    /' "$WORK/case.log" | tail -60
-    fi
-}
+CASE_LOG_LINES=60
+# shellcheck source=Tests/deploy/checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh"
 expect() { local why=$1; shift; "$@" || { log "expected: $why"; return 1; }; }
 # wait_for SECONDS COMMAND...: until COMMAND succeeds, or false after SECONDS.
 wait_for() {

@@ -47,9 +47,8 @@ finish() {
     rm -rf "$WORK"
 }
 trap finish EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok: $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+# shellcheck source=Tests/deploy/checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh"
 # check NAME COMMAND...: one counted check; output shown only on failure.
 check() {
     local name=$1 log

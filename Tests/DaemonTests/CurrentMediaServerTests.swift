@@ -22,7 +22,8 @@ final class CurrentMediaServerTests: XCTestCase {
         return (try MediaServer(settings: MediaServerSettings(roots: [root.path], port: 0)), file.path)
     }
 
-    func testAURLAskedForBeforeTheServerListensComesOnceItListens() async throws {
+    /// A server that does not listen yet, and a question for its file, waiting.
+    private func askBeforeListening() async throws -> (MediaServer, ManualTimeSource, Task<LocatedMedia, any Error>) {
         let (server, file) = try server()
         let clock = ManualTimeSource()
         let locator = CurrentMediaServer(timeSource: clock)
@@ -30,6 +31,11 @@ final class CurrentMediaServerTests: XCTestCase {
         let asked = Task { try await locator.media(forLocalPath: file) }
         let waiting = await eventually { clock.sleeperCount == 1 }
         XCTAssertTrue(waiting, "the question waits for the listen")
+        return (server, clock, asked)
+    }
+
+    func testAURLAskedForBeforeTheServerListensComesOnceItListens() async throws {
+        let (server, clock, asked) = try await askBeforeListening()
         let address = try await server.listen(on: "127.0.0.1")
         defer { Task { await server.stop() } }
         let media = try await asked.value
@@ -37,13 +43,7 @@ final class CurrentMediaServerTests: XCTestCase {
     }
 
     func testAServerThatNeverListensAnswersNotListeningAfterTheWait() async throws {
-        let (server, file) = try server()
-        let clock = ManualTimeSource()
-        let locator = CurrentMediaServer(timeSource: clock)
-        locator.set(server)
-        let asked = Task { try await locator.media(forLocalPath: file) }
-        let waiting = await eventually { clock.sleeperCount == 1 }
-        XCTAssertTrue(waiting)
+        let (_, clock, asked) = try await askBeforeListening()
         await clock.advance(by: CurrentMediaServer.listenWait)
         do {
             _ = try await asked.value

@@ -8,15 +8,22 @@ final class WebInterfaceIntegrationTests: XCTestCase {
     private let password = "tv-room password 7"
     private let hostileTitle = #"<img src=x onerror="alert(1)">Film"#
 
+    /// `cast-gateway web-password FILE` with the password on its standard input, as an installer runs it.
+    @discardableResult
+    private func hashPassword(into file: String) throws -> ManagedProcess {
+        let hasher = try ManagedProcess(BuildProducts.path("cast-gateway"), ["web-password", file])
+        hasher.send(password)
+        hasher.closeInput()
+        XCTAssertEqual(hasher.waitForExit(), 0, hasher.allOutput)
+        return hasher
+    }
+
     func testLoginCSRFControlsLiveStateAndLockout() throws {
         let directory = try temporaryDirectory(self)
         let passwordFile = directory.appendingPathComponent("web-password").path
 
         // web-password: one line from stdin, a hash in a 0600 file, nothing secret printed.
-        let hasher = try ManagedProcess(BuildProducts.path("cast-gateway"), ["web-password", passwordFile])
-        hasher.send(password)
-        hasher.closeInput()
-        XCTAssertEqual(hasher.waitForExit(), 0, hasher.allOutput)
+        let hasher = try hashPassword(into: passwordFile)
         XCTAssertFalse(hasher.allOutput.contains(password))
         let stored = try String(contentsOfFile: passwordFile, encoding: .utf8)
         XCTAssertTrue(stored.hasPrefix("pbkdf2-sha256$"), stored)
@@ -112,10 +119,7 @@ final class WebInterfaceIntegrationTests: XCTestCase {
     func testTheConfigFormTakesAWholeFileButNoMore() throws {
         let directory = try temporaryDirectory(self)
         let passwordFile = directory.appendingPathComponent("web-password").path
-        let hasher = try ManagedProcess(BuildProducts.path("cast-gateway"), ["web-password", passwordFile])
-        hasher.send(password)
-        hasher.closeInput()
-        XCTAssertEqual(hasher.waitForExit(), 0, hasher.allOutput)
+        try hashPassword(into: passwordFile)
         let simulator = try SimulatorProcess(directory: directory)
         defer { simulator.stop() }
         let config = """

@@ -441,20 +441,7 @@ PY
 start_avahi() {
     local name=$1 ns=$2 interface=$3 bus=unix:path=$S/bus-$1.sock
     sed "s|@LISTEN@|$bus|" "$REPO/Tests/support/private-system-bus.conf" > "$S/bus-$name.conf"
-    cat >"$S/avahi-$name.conf" <<EOF
-[server]
-host-name=$TAG$name
-use-ipv4=yes
-use-ipv6=no
-allow-interfaces=$interface
-enable-dbus=yes
-ratelimit-interval-usec=0
-[publish]
-publish-hinfo=no
-publish-workstation=no
-[wide-area]
-enable-wide-area=no
-EOF
+    sed -e "s|@HOST_NAME@|$TAG$name|" -e "s|@INTERFACE@|$interface|" "$REPO/Tests/support/avahi-daemon.conf" > "$S/avahi-$name.conf"
     dbus-daemon --nofork --nopidfile --config-file="$S/bus-$name.conf" >"$S/bus-$name.log" 2>&1 &
     remember $!
     wait_until 10 "dbus-daemon ($name)" test -S "$S/bus-$name.sock"

@@ -80,7 +80,11 @@ start() {
     local name=$1 input=/dev/null
     shift
     [ -p "$WORK/$name.in" ] && input=$WORK/$name.in
-    "$@" < "$input" > "$WORK/$name.out" 2> "$WORK/$name.err" &
+    # Emptied here, not by the background job's redirection: a wait on the log
+    # right after must not read an earlier run's lines (a restart did, under load).
+    : > "$WORK/$name.out"
+    : > "$WORK/$name.err"
+    "$@" < "$input" >> "$WORK/$name.out" 2>> "$WORK/$name.err" &
     echo $! > "$WORK/$name.pid"
     disown $!
     PIDFILES+=("$WORK/$name.pid")
@@ -121,20 +125,7 @@ BUS="unix:path=$WORK/bus.sock"
 sed "s|@LISTEN@|$BUS|" "$REPO/Tests/support/private-system-bus.conf" > "$WORK/bus.conf"
 start bus dbus-daemon --nofork --nopidfile --config-file="$WORK/bus.conf"
 wait_until 10 "the private D-Bus bus" test -S "$WORK/bus.sock"
-cat > "$WORK/avahi-daemon.conf" <<CONF
-[server]
-host-name=cast-gateway-web-test
-use-ipv4=yes
-use-ipv6=no
-allow-interfaces=lo
-enable-dbus=yes
-ratelimit-interval-usec=0
-[publish]
-publish-hinfo=no
-publish-workstation=no
-[wide-area]
-enable-wide-area=no
-CONF
+sed -e "s|@HOST_NAME@|cast-gateway-web-test|" -e "s|@INTERFACE@|lo|" "$REPO/Tests/support/avahi-daemon.conf" > "$WORK/avahi-daemon.conf"
 mkdir -p /run/avahi-daemon
 start avahi env DBUS_SYSTEM_BUS_ADDRESS="$BUS" unshare --mount --net --propagation private -- /bin/sh -c \
     "ip link set lo up && mount -t tmpfs cast-gateway-web /run/avahi-daemon && exec avahi-daemon --no-drop-root --no-chroot --no-rlimits -f '$WORK/avahi-daemon.conf'"

@@ -176,7 +176,9 @@ while time.time() < deadline and qemu_alive():
         except socket.timeout:
             break
         seen += data
-        lines = seen.replace(b"\r", b"\n").split(b"\n")
+        # Only whole lines: an answer can arrive in two reads, and its first
+        # part alone may match already ("... back on 0.1" for "... 0.1.0+git1").
+        lines = seen.replace(b"\r", b"\n").split(b"\n")[:-1]
         for line in lines:
             text = line.decode("utf-8", "replace").replace("cast-gateway> ", "").strip()
             if mode == "line":

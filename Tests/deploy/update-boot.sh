@@ -9,9 +9,10 @@
 #   f. refused before anything is written, no reboot: the good bundle with
 #      one byte changed half way in (in the VM, then changed back), and the
 #      same bundle re-signed by another key (`rauc resign`, a key made with
-#      openssl in the work directory): rauc install says why, and slot B
-#      (its sectors-written counter), the boot environment and RAUC's
-#      status file are as before;
+#      openssl in the work directory): rauc install or RAUC's log of it
+#      says why (the changed byte: pre-install, which reads the whole bundle
+#      through dm-verity first), and slot B (its sectors-written counter),
+#      the boot environment and RAUC's status file are as before;
 #   g. a power cut in the middle of an install: `rauc install` of the good
 #      bundle, qemu killed (SIGKILL) once slot B has 4 MiB more written; the
 #      next qemu boots A, committed and `connected`, slot B not bootable
@@ -45,7 +46,7 @@
 # Prints each stage's time. The last line is `update-boot: N passed, M
 # failed`. Needs root, openssh-client, rauc and squashfs-tools (for
 # deploy/bundle) and what deploy/image needs; qemu and U-Boot come from the
-# boot tools' chroot. Not part of Tests/deploy/run.sh: about 30 min with
+# boot tools' chroot. Not part of Tests/deploy/run.sh: about 21 min with
 # the caches filled (image-boot.sh's first run fills them).
 set -euo pipefail
 # shellcheck disable=SC2034 # PROG is used by deploy/lib.sh

@@ -20,7 +20,12 @@
 #   vm_wait_log PATTERN COUNT TIMEOUT [SINCE]
 #                          waits until the UART's log after byte SINCE holds
 #                          PATTERN (grep -E) COUNT times, qemu still running
+#   vm_boot_offset SINCE SLOT
+#                          prints the byte offset of U-Boot's last "booting
+#                          slot SLOT" line after byte SINCE: a SINCE for that boot
 #   vm_stop                poweroff, then qemu's pid killed if it is still there
+#   vm_power_cut           qemu's pid killed with SIGKILL (no shutdown: a power
+#                          cut); vm_start on the same disk boots it again
 # The VM's time zone, host name and Wi-Fi come from firstboot.conf; the
 # image-boot test checks them.
 QEMU_PID=""
@@ -89,8 +94,8 @@ CUSTOMIZE
 # breaks U-Boot's flash writes; see ensure_boot_tools), U-Boot's own
 # environment in flash bank 1. ttyAMA0 (U-Boot's console, then the
 # gateway's) on a socket with a log of all it printed (serial.log, kept
-# across the VM's own reboots), the kernel console on hvc0 into
-# console.log, ssh forwarded from 127.0.0.1 only. The test's files are at
+# across the VM's own reboots and appended to by the next qemu after a
+# power cut), the kernel console on hvc0 into console.log (appended too), ssh forwarded from 127.0.0.1 only. The test's files are at
 # the same path in the chroot. No option ROM for the network card
 # (romfile=): U-Boot boots from the disk, and the chroot has no ipxe-qemu.
 vm_start() {
@@ -107,8 +112,8 @@ vm_start() {
         -bios /usr/lib/u-boot/qemu_arm64/u-boot.bin -drive "if=pflash,format=raw,index=1,file=$WORK/flash1.img" \
         -drive "if=none,id=disk,format=raw,file=$disk" -device virtio-blk-device,drive=disk \
         -netdev "user,id=net0,hostfwd=tcp:127.0.0.1:$VM_SSH_PORT-:22" -device virtio-net-pci,netdev=net0,romfile= \
-        -chardev "socket,id=uart,path=$WORK/ttyAMA0.sock,server=on,wait=off,logfile=$WORK/serial.log" -serial chardev:uart \
-        -device virtio-serial-device -chardev "file,id=hvc,path=$WORK/console.log" -device virtconsole,chardev=hvc \
+        -chardev "socket,id=uart,path=$WORK/ttyAMA0.sock,server=on,wait=off,logfile=$WORK/serial.log,logappend=on" -serial chardev:uart \
+        -device virtio-serial-device -chardev "file,id=hvc,path=$WORK/console.log,append=on" -device virtconsole,chardev=hvc \
         < /dev/null > "$WORK/qemu.log" 2>&1 &
     QEMU_PID=$!
     cat > "$WORK/console.py" <<'PY'
@@ -171,7 +176,9 @@ while time.time() < deadline and qemu_alive():
         except socket.timeout:
             break
         seen += data
-        lines = seen.replace(b"\r", b"\n").split(b"\n")
+        # Only whole lines: an answer can arrive in two reads, and its first
+        # part alone may match already ("... back on 0.1" for "... 0.1.0+git1").
+        lines = seen.replace(b"\r", b"\n").split(b"\n")[:-1]
         for line in lines:
             text = line.decode("utf-8", "replace").replace("cast-gateway> ", "").strip()
             if mode == "line":
@@ -211,6 +218,13 @@ vm_wait_log() {
     return 1
 }
 
+# vm_boot_offset SINCE SLOT (above); SINCE itself if there is no such line.
+vm_boot_offset() {
+    local at
+    at=$(tail -c +$(($1 + 1)) "$WORK/serial.log" | grep -abo "cast-gateway: booting slot $2" | tail -1 | cut -d: -f1)
+    echo $(($1 + ${at:-0}))
+}
+
 ssh_vm() {
     ssh -q -i "$WORK/id_ed25519" -p "$VM_SSH_PORT" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
         -o ConnectTimeout=10 -o BatchMode=yes root@127.0.0.1 "$@"
@@ -238,6 +252,15 @@ vm_stop() {
     local _
     for _ in $(seq 1 60); do kill -0 "$QEMU_PID" 2>/dev/null || break; sleep 1; done
     kill "$QEMU_PID" 2>/dev/null || true
+    wait "$QEMU_PID" 2>/dev/null || true
+    QEMU_PID=""
+}
+
+# vm_power_cut: SIGKILL to qemu's pid, as a power cut: the guest flushes
+# nothing; what qemu had written to the disk image stays.
+vm_power_cut() {
+    [ -n "$QEMU_PID" ] || return 0
+    kill -KILL "$QEMU_PID" 2>/dev/null || true
     wait "$QEMU_PID" 2>/dev/null || true
     QEMU_PID=""
 }

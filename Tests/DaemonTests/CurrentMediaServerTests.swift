@@ -35,7 +35,7 @@ final class CurrentMediaServerTests: XCTestCase {
     }
 
     func testAURLAskedForBeforeTheServerListensComesOnceItListens() async throws {
-        let (server, clock, asked) = try await askBeforeListening()
+        let (server, _, asked) = try await askBeforeListening()
         let address = try await server.listen(on: "127.0.0.1")
         defer { Task { await server.stop() } }
         let media = try await asked.value
